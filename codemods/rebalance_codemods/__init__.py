@@ -1,0 +1,1 @@
+"""LibCST codemods migrating rebalance listeners to ``rebalance_guard`` (KRB201-KRB203)."""

@@ -1,0 +1,33 @@
+"""The contract the CLI and the Spark dry-run share: migrate one file's bytes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+MigrationStatus = Literal["ok", "syntax_error", "decode_error", "too_large", "crashed"]
+
+
+@dataclass(frozen=True)
+class ManualSite:
+    """A shape left byte-identical because it cannot be migrated safely."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class MigrationResult:
+    """``new_source`` is None when nothing changed (or the file was skipped or bad)."""
+
+    status: MigrationStatus
+    new_source: bytes | None = None
+    migrated_sites: int = 0
+    manual: tuple[ManualSite, ...] = ()
+    reason: str = ""
+    skipped: bool = False  # True when the cheap byte check ruled Kafka out before parsing
+
+
+def migrate_source(source: bytes, filename: str = "<unknown>") -> MigrationResult:
+    """Dry-run the migration of one file; never raises for bad input, never writes."""
+    raise NotImplementedError  # implemented by the codemods (issue 4)

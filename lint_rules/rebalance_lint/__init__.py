@@ -1,0 +1,9 @@
+"""KRB lint rules for Kafka rebalance callbacks: plain functions over ``ast``.
+
+flake8 (``rebalance_lint.flake8_plugin``), ``rebalance-guard check`` and the Spark fleet
+scan all call :func:`check_source`; the rules know nothing about flake8.
+"""
+
+from rebalance_lint.api import FileReport, Finding, check_source, mentions_kafka
+
+__all__ = ["FileReport", "Finding", "check_source", "mentions_kafka"]

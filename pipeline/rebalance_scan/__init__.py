@@ -1,0 +1,1 @@
+"""PySpark fleet scan: KRB findings and migration readiness across many repositories."""

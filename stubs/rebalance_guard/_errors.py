@@ -1,0 +1,5 @@
+"""Errors raised by rebalance views."""
+
+
+class RebalanceViewExpiredError(RuntimeError):
+    """A rebalance view was used after its callback returned (Java's IllegalStateException)."""
