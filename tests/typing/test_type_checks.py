@@ -36,7 +36,8 @@ def test_mypy(check_file: Path) -> None:
 @pytest.mark.parametrize("check_file", CHECK_FILES, ids=lambda p: p.name)
 def test_pyright(check_file: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pyright", "--project", str(ROOT / "pyproject.toml"), str(check_file)],
+        [sys.executable, "-m", "pyright", "--project", str(ROOT / "pyproject.toml"),
+         "--pythonpath", sys.executable, str(check_file)],  # the clients installed next to us
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr

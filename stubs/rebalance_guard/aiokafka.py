@@ -1,0 +1,289 @@
+"""KIP-1306 rebalance listeners for aiokafka.
+
+Callbacks get a restricted :class:`RebalanceConsumer` view, valid only while the callback
+runs, instead of a consumer smuggled in through the listener's constructor. The view is
+async exactly where aiokafka's methods are coroutines (``commit``, ``committed``,
+``position``, ``seek_to_*``, ``*_offsets``, ``offsets_for_times``, ``topics``) and sync
+elsewhere. Listener methods may be ``def`` or ``async def``, mixed in one listener; the
+adapter awaits what needs awaiting.
+
+How it maps onto aiokafka (0.11-0.14), and why:
+
+* Registration. aiokafka keeps the listener on the consumer's ``SubscriptionState`` and reads
+  it each time it runs a callback, so :func:`set_rebalance_listener` stores the adapter there
+  and it takes effect for the next callback aiokafka runs. aiokafka runs callbacks from its
+  background coordination task, not from ``getone``/``getmany``, so there is no later "next
+  poll" boundary to wait for. ``subscribe()`` overwrites that slot (with ``None`` when called
+  without a listener), so a registration also shadows ``subscribe`` on that one consumer
+  object: ``subscribe(topics)`` keeps the registered listener, and an explicit
+  ``subscribe(..., listener=x)`` replaces it, as it always replaced the previous listener.
+* Exceptions. aiokafka logs and swallows listener exceptions. The adapter keeps that log and
+  also hands the first exception to aiokafka's own error channel for the poll caller (the
+  coordinator's pending error, which ``getone()``/``getmany()``/``async for`` raise at their
+  next call, exactly as they raise coordination errors). The rebalance still completes and
+  later callbacks still run. A ``getone()`` already waiting for records is not interrupted:
+  the error comes from the call after it.
+* Forgotten ``await``. Calling an async view method without awaiting it does nothing in
+  aiokafka. The view notices a coroutine it returned that never started when the callback
+  ends, closes it (nothing may run on an expired view) and raises :class:`NotAwaitedError`,
+  which reaches the poll caller like any callback exception.
+* Lost partitions. aiokafka has no lost callback: it calls ``on_partitions_revoked`` even
+  when the member was already fenced or left the group (session expiry, ``max_poll_interval_ms``
+  exceeded). As Java's coordinator does, the adapter calls ``on_partitions_lost`` instead
+  when the member has no generation any more at the time of the revocation; committing there
+  would fail anyway.
+* Protocols. aiokafka implements only the eager rebalance protocol (its assignors are range,
+  round-robin and the eager sticky one; there is no cooperative-sticky): every rebalance
+  revokes the whole assignment and assigns the whole new one, so the callbacks never see a
+  delta. Pause state lives on the assignment, which aiokafka recreates on every rebalance:
+  pauses made in ``on_partitions_assigned`` persist, pauses on revoked partitions are gone.
+
+Legacy listeners (``aiokafka.abc.ConsumerRebalanceListener`` with one-argument methods) keep
+working unchanged, whether passed to ``subscribe()`` or to :func:`set_rebalance_listener`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from rebalance_guard._view import ExpiringView, forward, live, takes_view
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.abc import ConsumerRebalanceListener
+    from aiokafka.structs import OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
+
+__all__ = [
+    "AIOKafkaRebalanceView",
+    "NotAwaitedError",
+    "RebalanceConsumer",
+    "RebalanceListener",
+    "set_rebalance_listener",
+]
+
+
+class NotAwaitedError(RuntimeError):
+    """A coroutine from the view was never awaited, so its commit, seek or query never ran."""
+
+
+class RebalanceConsumer(Protocol):
+    """What a rebalance callback may do with the consumer (KIP-1306), in aiokafka's names.
+
+    Await the async methods inside the callback: the view expires when the callback returns.
+    """
+
+    async def commit(
+        self,
+        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata] | None = None,
+    ) -> None: ...
+    async def committed(self, partition: TopicPartition) -> int | None: ...
+    async def position(self, partition: TopicPartition) -> int: ...
+    def seek(self, partition: TopicPartition, offset: int) -> None: ...
+    async def seek_to_beginning(self, *partitions: TopicPartition) -> bool: ...
+    async def seek_to_end(self, *partitions: TopicPartition) -> bool: ...
+    def assignment(self) -> AbstractSet[TopicPartition]: ...
+    def pause(self, *partitions: TopicPartition) -> None: ...
+    def resume(self, *partitions: TopicPartition) -> None: ...
+    def paused(self) -> AbstractSet[TopicPartition]: ...
+    async def beginning_offsets(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, int]: ...
+    async def end_offsets(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, int]: ...
+    async def offsets_for_times(
+        self, timestamps: dict[TopicPartition, int]
+    ) -> dict[TopicPartition, OffsetAndTimestamp | None]: ...
+    def partitions_for_topic(self, topic: str) -> AbstractSet[int] | None: ...
+    async def topics(self) -> AbstractSet[str]: ...
+    def highwater(self, partition: TopicPartition) -> int | None: ...
+    def last_stable_offset(self, partition: TopicPartition) -> int | None: ...
+
+
+#: Returned by listener methods: ``None`` from a ``def``, a coroutine from an ``async def``.
+CallbackResult = Awaitable[None] | None
+
+
+class RebalanceListener:
+    """KIP-1306 listener: each method gets the partitions and a view valid during the call.
+
+    Override what you need, with ``def`` or ``async def``. ``on_partitions_lost`` defaults to
+    ``on_partitions_revoked``; override it to skip commits for partitions already owned elsewhere.
+    """
+
+    def on_partitions_assigned(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> CallbackResult:
+        return None
+
+    def on_partitions_revoked(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> CallbackResult:
+        return None
+
+    def on_partitions_lost(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> CallbackResult:
+        return self.on_partitions_revoked(partitions, consumer)
+
+
+def _forward_coroutine(name: str) -> Any:
+    """A view method returning the consumer's coroutine, remembered to catch a missing await."""
+
+    def method(self: AIOKafkaRebalanceView, *args: Any, **kwargs: Any) -> Any:
+        self._check(name)
+        coroutine = getattr(self._target, name)(*args, **kwargs)
+        self._coroutines.append((name, coroutine))
+        return coroutine
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+class AIOKafkaRebalanceView(ExpiringView):
+    """The runtime :class:`RebalanceConsumer`: aiokafka's permitted methods, until expiry."""
+
+    __slots__ = ("_coroutines",)
+
+    def __init__(self, target: Any, callback: str) -> None:
+        super().__init__(target, callback)
+        self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
+
+    commit = _forward_coroutine("commit")
+    committed = _forward_coroutine("committed")
+    position = _forward_coroutine("position")
+    seek_to_beginning = _forward_coroutine("seek_to_beginning")
+    seek_to_end = _forward_coroutine("seek_to_end")
+    beginning_offsets = _forward_coroutine("beginning_offsets")
+    end_offsets = _forward_coroutine("end_offsets")
+    offsets_for_times = _forward_coroutine("offsets_for_times")
+    topics = _forward_coroutine("topics")
+    seek = forward("seek")
+    assignment = forward("assignment")
+    pause = forward("pause")
+    resume = forward("resume")
+    paused = forward("paused")
+    partitions_for_topic = forward("partitions_for_topic")
+    highwater = forward("highwater")
+    last_stable_offset = forward("last_stable_offset")
+
+    def _close_unawaited(self) -> list[str]:
+        """Close coroutines the callback created but never awaited; return their method names."""
+        names = []
+        for name, coroutine in self._coroutines:
+            if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+                coroutine.close()
+                names.append(name)
+        self._coroutines.clear()
+        return names
+
+
+_METHODS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
+
+
+class _GuardedListener:
+    """The aiokafka listener that runs a :class:`RebalanceListener` with a fresh view per call.
+
+    Registered as a virtual ``aiokafka.abc.ConsumerRebalanceListener`` subclass on first use,
+    so importing this module does not import aiokafka.
+    """
+
+    def __init__(self, consumer: AIOKafkaConsumer, listener: RebalanceListener) -> None:
+        self._consumer = consumer
+        self._listener = listener
+        self._takes_view = {name: takes_view(getattr(listener, name)) for name in _METHODS}
+
+    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition]) -> None:
+        await self._dispatch("on_partitions_assigned", assigned)
+
+    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition]) -> None:
+        # A member without generation was fenced or left the group: its partitions are lost.
+        lost = bool(revoked) and self._consumer._coordinator.generation < 0
+        await self._dispatch("on_partitions_lost" if lost else "on_partitions_revoked", revoked)
+
+    async def _dispatch(self, name: str, partitions: AbstractSet[TopicPartition]) -> None:
+        callback: Callable[..., CallbackResult] = getattr(self._listener, name)
+        view = AIOKafkaRebalanceView(self._consumer, f"{type(self._listener).__name__}.{name}")
+        try:
+            with live(view):
+                try:
+                    if self._takes_view[name]:
+                        result = callback(partitions, cast(RebalanceConsumer, view))
+                    else:
+                        result = callback(partitions)
+                    if result is not None:
+                        await result
+                finally:
+                    unawaited = view._close_unawaited()
+                if unawaited:
+                    raise NotAwaitedError(
+                        f"{', '.join(n + '()' for n in unawaited)} on the rebalance view "
+                        f"returned a coroutine that {view._callback}() never awaited, so it "
+                        f"did not run: write `await consumer.{unawaited[0]}(...)` in an "
+                        f"async def callback"
+                    )
+        except Exception as exc:
+            self._hand_to_poll_caller(exc)
+            raise  # aiokafka logs it, as it always did
+
+    def _hand_to_poll_caller(self, exc: Exception) -> None:
+        """Queue ``exc`` where aiokafka keeps errors for the next getone()/getmany()."""
+        coordinator = self._consumer._coordinator
+        if coordinator._pending_exception is None:
+            coordinator._pending_exception = exc
+
+    def __repr__(self) -> str:
+        return f"<rebalance_guard adapter for {self._listener!r}>"
+
+
+def set_rebalance_listener(
+    consumer: AIOKafkaConsumer,
+    listener: RebalanceListener | ConsumerRebalanceListener | None,
+) -> None:
+    """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
+
+    Legal before or after ``subscribe()``; it applies to the next callback aiokafka runs and
+    survives later ``subscribe()`` calls that pass no listener of their own.
+    """
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.abc import ConsumerRebalanceListener
+
+    if not isinstance(consumer, AIOKafkaConsumer):
+        raise TypeError(
+            f"set_rebalance_listener() needs an aiokafka.AIOKafkaConsumer, "
+            f"got {type(consumer).__name__}"
+        )
+    installed: ConsumerRebalanceListener | _GuardedListener | None
+    if isinstance(listener, RebalanceListener):
+        ConsumerRebalanceListener.register(_GuardedListener)
+        installed = _GuardedListener(consumer, listener)
+    elif listener is None or isinstance(listener, ConsumerRebalanceListener):
+        installed = listener  # a legacy listener runs exactly as aiokafka runs it
+    else:
+        raise TypeError(
+            f"listener must be a rebalance_guard.aiokafka.RebalanceListener, an "
+            f"aiokafka.abc.ConsumerRebalanceListener or None, got {type(listener).__name__}"
+        )
+    consumer._subscription._listener = installed
+    if installed is None:
+        consumer.__dict__.pop("subscribe", None)
+    else:
+        consumer.__dict__["subscribe"] = _subscribe_keeping(consumer, installed)
+
+
+def _subscribe_keeping(consumer: AIOKafkaConsumer, installed: object) -> Callable[..., None]:
+    """``consumer.subscribe`` that passes the registered listener unless given another one."""
+    original = type(consumer).subscribe
+
+    def subscribe(topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+        original(
+            consumer, topics, pattern=pattern, listener=installed if listener is None else listener
+        )
+        if listener is not None:  # an explicit listener replaces the registered one
+            consumer.__dict__.pop("subscribe", None)
+
+    subscribe.__doc__ = original.__doc__
+    return subscribe
