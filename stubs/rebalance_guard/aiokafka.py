@@ -201,7 +201,8 @@ class _GuardedListener:
 
     async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition]) -> None:
         # A member without generation was fenced or left the group: its partitions are lost.
-        lost = bool(revoked) and self._consumer._coordinator.generation < 0
+        coordinator = self._consumer._coordinator
+        lost = bool(revoked) and coordinator is not None and coordinator.generation < 0
         await self._dispatch("on_partitions_lost" if lost else "on_partitions_revoked", revoked)
 
     async def _dispatch(self, name: str, partitions: AbstractSet[TopicPartition]) -> None:
@@ -232,7 +233,7 @@ class _GuardedListener:
     def _hand_to_poll_caller(self, exc: Exception) -> None:
         """Queue ``exc`` where aiokafka keeps errors for the next getone()/getmany()."""
         coordinator = self._consumer._coordinator
-        if coordinator._pending_exception is None:
+        if coordinator is not None and coordinator._pending_exception is None:
             coordinator._pending_exception = exc
 
     def __repr__(self) -> str:
