@@ -38,19 +38,38 @@ from rebalance_guard._view import ExpiringView, forward, live, takes_view
 
 if TYPE_CHECKING:
     from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
     from kafka.future import Future
     from kafka.structs import (
-        ConsumerGroupMetadata,
         OffsetAndMetadata,
         OffsetAndTimestamp,
         TopicPartition,
     )
 
-__all__ = ["RebalanceConsumer", "RebalanceListener", "set_rebalance_listener"]
+__all__ = [
+    "GroupMetadata",
+    "KafkaPythonRebalanceView",
+    "RebalanceConsumer",
+    "RebalanceListener",
+    "set_rebalance_listener",
+]
 
 log = logging.getLogger(__name__)
 
 CALLBACKS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
+
+
+class GroupMetadata(Protocol):
+    """kafka-python 3's ``ConsumerGroupMetadata``, structurally (2.x and its stubs lack it)."""
+
+    @property
+    def group_id(self) -> str | None: ...
+    @property
+    def generation_id(self) -> int: ...
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def group_instance_id(self) -> str | None: ...
 
 
 class RebalanceConsumer(Protocol):
@@ -65,7 +84,8 @@ class RebalanceConsumer(Protocol):
     def commit_async(
         self,
         offsets: Mapping[TopicPartition, OffsetAndMetadata] | None = None,
-        callback: Callable[[Any, Any], object] | None = None,
+        callback: Callable[[Mapping[TopicPartition, OffsetAndMetadata], object], object]
+        | None = None,
     ) -> Future: ...
 
     @overload
@@ -78,6 +98,11 @@ class RebalanceConsumer(Protocol):
     def committed(
         self, partition: TopicPartition, metadata: Literal[True], timeout_ms: int | None = None
     ) -> OffsetAndMetadata | None: ...
+
+    @overload
+    def committed(
+        self, partition: TopicPartition, metadata: bool, timeout_ms: int | None = None
+    ) -> int | OffsetAndMetadata | None: ...
 
     def position(self, partition: TopicPartition, timeout_ms: int | None = None) -> int | None: ...
 
@@ -107,13 +132,15 @@ class RebalanceConsumer(Protocol):
         self, timestamps: Mapping[TopicPartition, int], timeout_ms: int | None = None
     ) -> dict[TopicPartition, OffsetAndTimestamp | None]: ...
 
-    def partitions_for_topic(self, topic: str) -> set[int] | None: ...
+    def partitions_for_topic(self, topic: str) -> set[int]: ...
 
     def topics(self) -> set[str]: ...
 
     def highwater(self, partition: TopicPartition) -> int | None: ...
 
-    def group_metadata(self) -> ConsumerGroupMetadata: ...
+    def group_metadata(self) -> GroupMetadata:
+        """kafka-python >= 3 only: on 2.x the view raises AttributeError saying so."""
+        ...
 
 
 class RebalanceListener:
@@ -350,12 +377,16 @@ def _is_client_listener(listener: object) -> bool:
     return isinstance(listener, bases)
 
 
-def set_rebalance_listener(consumer: KafkaConsumer, listener: object | None) -> None:
+def set_rebalance_listener(
+    consumer: KafkaConsumer,
+    listener: RebalanceListener | ConsumerRebalanceListener | None,
+) -> None:
     """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
 
     Legal before or after ``subscribe()``; effective from the next ``poll()``. A
-    kafka-python ``ConsumerRebalanceListener`` is registered unchanged (one-arg callbacks,
-    the client's own threading); anything else gets KIP-1306 two-arg callbacks with a view.
+    kafka-python ``ConsumerRebalanceListener`` (or 3.x ``AsyncConsumerRebalanceListener``)
+    is registered unchanged: one-arg callbacks, the client's own threading. Anything else
+    gets KIP-1306 two-arg callbacks with a view (one-arg methods are called as before).
     """
     from kafka import KafkaConsumer
 
