@@ -30,4 +30,6 @@ class MigrationResult:
 
 def migrate_source(source: bytes, filename: str = "<unknown>") -> MigrationResult:
     """Dry-run the migration of one file; never raises for bad input, never writes."""
-    raise NotImplementedError  # implemented by the codemods (issue 4)
+    from rebalance_codemods.engine import migrate_bytes  # deferred: the engine imports this module
+
+    return migrate_bytes(source, filename)

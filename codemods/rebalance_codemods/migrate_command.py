@@ -1,0 +1,159 @@
+"""``rebalance-guard migrate PATH... [--diff | --check] [-j N]``.
+
+Exit status: 0 done (or, with ``--check``, nothing to migrate); 1 when ``--check`` finds
+pending changes or any file could not be read, decoded, parsed or migrated; 2 for usage
+errors. Shapes the codemod refuses are printed as ``path:line: manual: reason`` and do not
+change the status: they are work for a human, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from rebalance_lint.api import mentions_kafka
+from rebalance_lint.source import Unparsable, decode
+
+from rebalance_codemods.api import ManualSite, migrate_source
+from rebalance_codemods.files import python_files, write_atomic
+
+Mode = Literal["write", "diff", "check"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one file (small, so it crosses process boundaries cheaply)."""
+
+    path: str
+    changed: bool = False
+    skipped: bool = False
+    sites: int = 0
+    manual: tuple[ManualSite, ...] = ()
+    error: str = ""
+    diff: str = ""
+
+
+def migrate_file(path: str, mode: Mode) -> Outcome:
+    """Read, migrate and (in write mode) atomically replace one file."""
+    try:
+        source = Path(path).read_bytes()
+    except OSError as exc:
+        return Outcome(path, error=f"cannot read: {exc.strerror or exc}")
+    result = migrate_source(source, path)
+    if result.status != "ok":
+        return Outcome(path, error=f"{result.status}: {result.reason}")
+    new = result.new_source
+    outcome = Outcome(path, changed=new is not None, skipped=result.skipped,
+                      sites=result.migrated_sites, manual=result.manual)  # fmt: skip
+    if new is None:
+        return outcome
+    if mode == "write":
+        try:
+            write_atomic(Path(path), new)
+        except OSError as exc:
+            return Outcome(path, error=f"cannot write: {exc.strerror or exc}", manual=result.manual)
+    elif mode == "diff":
+        return Outcome(path, changed=True, sites=result.migrated_sites, manual=result.manual,
+                       diff=_diff(path, source, new))  # fmt: skip
+    return outcome
+
+
+def _diff(path: str, old: bytes, new: bytes) -> str:
+    def lines(data: bytes) -> list[str]:
+        text = decode(data)
+        return [] if isinstance(text, Unparsable) else text.splitlines(keepends=True)
+
+    return "".join(
+        difflib.unified_diff(
+            lines(old), lines(new), f"a/{path.lstrip('/')}", f"b/{path.lstrip('/')}"
+        )
+    )
+
+
+def _migrate_chunk(paths: list[str], mode: Mode) -> list[Outcome]:
+    return [migrate_file(path, mode) for path in paths]
+
+
+def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
+    """Run in-process for one job; otherwise the cheap byte check stays here and only files
+    that may involve Kafka go to the worker processes."""
+    if jobs <= 1:
+        yield from (migrate_file(path, mode) for path in paths)
+        return
+    candidates: list[str] = []
+    for path in paths:
+        try:
+            source = Path(path).read_bytes()
+        except OSError:
+            candidates.append(path)  # the worker reports the error
+            continue
+        if mentions_kafka(source):
+            candidates.append(path)
+        else:
+            yield Outcome(path, skipped=True)
+    if not candidates:
+        return
+    workers = min(jobs, len(candidates))
+    chunks = [candidates[i::workers] for i in range(workers)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for done in pool.map(_migrate_chunk, chunks, [mode] * workers):
+            yield from done
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rebalance-guard migrate",
+        description="Rewrite what KRB201-KRB203 find into rebalance_guard code.",
+        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    output.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when some file would change")  # fmt: skip
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="worker processes (default: number of CPUs)")  # fmt: skip
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    """Entry point of the ``migrate`` subcommand; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(list(argv))
+    if args.jobs < 1:
+        parser.error("-j/--jobs must be at least 1")
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        parser.error(f"no such file or directory: {', '.join(missing)}")
+    mode: Mode = "diff" if args.diff else "check" if args.check else "write"
+    paths = [str(p) for p in python_files(args.paths)]
+    changed = errors = skipped = manual = 0
+    for outcome in _outcomes(paths, mode, args.jobs):
+        for site in outcome.manual:
+            print(f"{outcome.path}:{site.line}: manual: {site.reason}")
+        manual += len(outcome.manual)
+        skipped += outcome.skipped
+        if outcome.error:
+            errors += 1
+            print(f"{outcome.path}: error: {outcome.error}", file=sys.stderr)
+        if outcome.changed:
+            changed += 1
+            if mode == "diff":
+                sys.stdout.write(outcome.diff)
+            else:
+                verb = "would migrate" if mode == "check" else "migrated"
+                print(f"{verb} {outcome.path} ({outcome.sites} site(s))")
+    verb = "would be migrated" if mode != "write" else "migrated"
+    print(
+        f"{len(paths)} file(s): {changed} {verb}, {skipped} skipped without Kafka, "
+        f"{manual} manual site(s), {errors} error(s)",
+        file=sys.stderr,
+    )
+    return 1 if errors or (mode == "check" and changed) else 0

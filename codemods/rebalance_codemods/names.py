@@ -1,0 +1,61 @@
+"""Local names for imported ``rebalance_guard`` symbols and for the view parameter."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import Scope
+
+from rebalance_codemods.plan import Plan
+
+VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
+
+
+def guard_name(scope: Scope | None, module: str, obj: str, plan: Plan) -> str:
+    """Schedule ``from module import obj`` and return the name to use for it.
+
+    A module-level name that already means something else (the aiokafka docs call their own
+    listener class ``RebalanceListener``) gets the import aliased instead of shadowed.
+    """
+    wanted = f"{module}.{obj}"
+    local = obj
+    if scope is not None:
+        candidates = [obj, f"Guard{obj}", f"RebalanceGuard{obj}"]
+        for candidate in candidates:
+            if candidate not in scope:
+                local = candidate
+                break
+            if {q.name for q in scope.get_qualified_names_for(candidate)} == {wanted}:
+                local = candidate
+                break
+        else:
+            local = f"_rg_{obj}"
+    plan.imports.add((module, obj, None if local == obj else local))
+    return local
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # ``x.consumer`` does not take the name ``consumer``
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # neither does ``f(consumer=...)``
+        return False
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    collector = _Names()
+    node.visit(collector)
+    return collector.names
+
+
+def view_name(function: cst.FunctionDef) -> str | None:
+    """A parameter name for the view that nothing in ``function`` already uses."""
+    taken = names_in(function)
+    return next((name for name in VIEW_NAMES if name not in taken), None)

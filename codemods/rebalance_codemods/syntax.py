@@ -1,0 +1,100 @@
+"""Small LibCST helpers the codemods share: source text, purity, argument and parameter surgery."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of ``node`` (used to compare two expressions for identity)."""
+    return _EMPTY.code_for_node(node).strip()
+
+
+def is_pure(node: cst.BaseExpression) -> bool:
+    """True when evaluating ``node`` earlier or later cannot change what the program does."""
+    if isinstance(node, cst.Name | cst.SimpleString | cst.Integer | cst.Float | cst.Ellipsis):
+        return True
+    if isinstance(node, cst.Attribute):
+        return is_pure(node.value)
+    if isinstance(node, cst.ConcatenatedString):
+        return is_pure(node.left) and is_pure(node.right)
+    if isinstance(node, cst.FormattedString):
+        return all(
+            is_pure(part.expression)
+            for part in node.parts
+            if isinstance(part, cst.FormattedStringExpression)
+        )
+    if isinstance(node, cst.List | cst.Tuple | cst.Set):
+        return all(isinstance(el, cst.Element) and is_pure(el.value) for el in node.elements)
+    if isinstance(node, cst.Subscript):
+        return is_pure(node.value) and all(
+            isinstance(el.slice, cst.Index) and is_pure(el.slice.value) for el in node.slice
+        )
+    return False
+
+
+def is_dotted(node: cst.BaseExpression) -> bool:
+    """``a`` or ``a.b.c``: an expression that names something without calling anything."""
+    if isinstance(node, cst.Name):
+        return True
+    return isinstance(node, cst.Attribute) and is_dotted(node.value)
+
+
+def drop_arg(args: Sequence[cst.Arg], index: int) -> list[cst.Arg]:
+    """``args`` without ``args[index]``, keeping the trailing-comma style of the call."""
+    kept = [arg for i, arg in enumerate(args) if i != index]
+    if index == len(args) - 1 and kept:
+        kept[-1] = kept[-1].with_changes(comma=args[index].comma)
+    return kept
+
+
+def drop_param(params: cst.Parameters, index: int) -> cst.Parameters:
+    """``params`` without positional parameter ``index``, keeping the comma style."""
+    old = list(params.params)
+    kept = [p for i, p in enumerate(old) if i != index]
+    if index == len(old) - 1 and kept and not params.star_arg and not params.kwonly_params:
+        kept[-1] = kept[-1].with_changes(comma=old[index].comma)
+    return params.with_changes(params=kept)
+
+
+def append_param(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
+    """``params`` plus ``param`` at the end of the positional ones, in the same comma style."""
+    old = list(params.params)
+    last = old[-1]
+    if isinstance(last.comma, cst.Comma):  # trailing comma style: the new one gets it too
+        new = [*old, param.with_changes(comma=last.comma)]
+    else:
+        new = [
+            *old[:-1],
+            last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            param,
+        ]
+    return params.with_changes(params=new)
+
+
+def positional_count(args: Sequence[cst.Arg]) -> int:
+    """How many leading plain positional arguments a call has."""
+    count = 0
+    for arg in args:
+        if arg.keyword is not None or arg.star:
+            break
+        count += 1
+    return count
+
+
+def find_arg(args: Sequence[cst.Arg], keyword: str, position: int | None) -> int | None:
+    """Index of the argument bound to parameter ``keyword`` (or at ``position``), if any."""
+    for i, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return i
+    if position is not None and position < positional_count(args):
+        return position
+    return None
+
+
+def has_star_args(args: Sequence[cst.Arg]) -> bool:
+    return any(arg.star for arg in args)
