@@ -69,16 +69,22 @@ class NotAwaitedError(RuntimeError):
     """A coroutine from the view was never awaited, so its commit, seek or query never ran."""
 
 
+#: What ``commit()`` accepts: aiokafka insists on a real ``dict``, which is invariant: a union.
+CommitOffsets = (
+    dict["TopicPartition", int]
+    | dict["TopicPartition", tuple[int, str]]
+    | dict["TopicPartition", "OffsetAndMetadata"]
+    | dict["TopicPartition", "int | tuple[int, str] | OffsetAndMetadata"]
+)
+
+
 class RebalanceConsumer(Protocol):
     """What a rebalance callback may do with the consumer (KIP-1306), in aiokafka's names.
 
     Await the async methods inside the callback: the view expires when the callback returns.
     """
 
-    async def commit(
-        self,
-        offsets: dict[TopicPartition, int | tuple[int, str] | OffsetAndMetadata] | None = None,
-    ) -> None: ...
+    async def commit(self, offsets: CommitOffsets | None = None) -> None: ...
     async def committed(self, partition: TopicPartition) -> int | None: ...
     async def position(self, partition: TopicPartition) -> int: ...
     def seek(self, partition: TopicPartition, offset: int) -> None: ...

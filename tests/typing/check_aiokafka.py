@@ -13,8 +13,7 @@ from collections.abc import Set as AbstractSet
 from typing import assert_type
 
 from aiokafka import AIOKafkaConsumer
-from aiokafka.structs import OffsetAndTimestamp, TopicPartition
-
+from aiokafka.structs import OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from rebalance_guard import RebalanceViewExpiredError
 from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener
 
@@ -25,6 +24,10 @@ async def permitted(consumer: RebalanceConsumer) -> None:
     assert_type(await consumer.commit(), None)
     assert_type(await consumer.commit({TP: 5}), None)
     assert_type(await consumer.commit({TP: (5, "meta")}), None)
+    processed: dict[TopicPartition, int] = {TP: 5}
+    assert_type(await consumer.commit(processed), None)
+    with_metadata: dict[TopicPartition, OffsetAndMetadata] = {TP: OffsetAndMetadata(5, "")}
+    assert_type(await consumer.commit(with_metadata), None)
     assert_type(await consumer.committed(TP), int | None)
     assert_type(await consumer.position(TP), int)
     assert_type(consumer.seek(TP, 5), None)
@@ -67,6 +70,7 @@ def sync_callback_cannot_await(consumer: RebalanceConsumer) -> None:
     pending = consumer.commit()
     pending.close()
     consumer.seek(TP, "5")  # type: ignore[arg-type]
+    consumer.commit([(TP, 5)]).close()  # type: ignore[arg-type]
 
 
 class Mixed(RebalanceListener):
