@@ -1,0 +1,454 @@
+"""KIP-1306 rebalance listeners for confluent-kafka.
+
+Callbacks receive ``(partitions, consumer)`` where ``consumer`` is a restricted
+:class:`RebalanceConsumer` view, valid only while the callback runs, instead of the full
+``confluent_kafka.Consumer`` that confluent passes to ``on_assign(consumer, partitions)``.
+
+How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
+
+* Registration: the closest honest equivalent of ``setRebalanceListener``. confluent's C
+  consumer accepts rebalance callbacks only as arguments of ``subscribe()``; it has no setter,
+  no ``__dict__`` and no weak references, so nothing can attach a listener to an existing
+  plain ``confluent_kafka.Consumer``, and re-subscribing to change callbacks would itself
+  trigger a rebalance. Two ways in, one mechanism:
+
+  - :class:`Consumer` is a drop-in subclass whose ``subscribe()`` always installs this
+    module's callbacks; they look the listener up each time librdkafka calls them (inside
+    ``poll()``/``consume()``/``close()``). On it :func:`set_rebalance_listener` is the full
+    KIP-1306 contract: before or after ``subscribe()``, replace, or remove with ``None``,
+    effective from the next poll. ``subscribe(topics)`` keeps the registered listener; an
+    explicit ``on_assign=``/``on_revoke=``/``on_lost=`` replaces it and runs exactly as
+    confluent runs it (last registration wins, as in Java).
+  - :func:`subscribe` subscribes any existing consumer (a plain ``Consumer``, a
+    ``DeserializingConsumer``) with a listener, for code that cannot change where its
+    consumer is created. The listener is then fixed for that subscription, like Java's
+    ``subscribe(topics, listener)``; :func:`set_rebalance_listener` on a plain consumer raises
+    ``TypeError`` saying so instead of silently doing nothing.
+
+* Seek and pause in ``on_partitions_assigned``. librdkafka has not assigned the partitions
+  yet when ``on_assign`` runs, so a raw ``seek()`` there fails (``_UNKNOWN_PARTITION``), a
+  ``seek()`` right after ``assign()`` fails too (``_STATE``) and a ``pause()`` before
+  ``assign()`` is silently lost. The view records seeks and pauses on the incoming
+  partitions; when the callback ends (also when it raises) the adapter assigns them itself,
+  with the recorded offsets, and then pauses. ``assignment()`` and ``position()`` on the
+  view already show the incoming partitions and recorded offsets, as in Java.
+
+* Protocols. Eager (range, roundrobin) callbacks get the whole assignment and need
+  ``assign()``/``unassign()``; cooperative-sticky (and KIP-848 ``group.protocol=consumer``)
+  callbacks get only the delta and need ``incremental_assign()``/``incremental_unassign()``.
+  confluent-kafka does not expose librdkafka's ``rd_kafka_rebalance_protocol()``
+  (confluent-kafka-python#1317), so the adapter tries the call the configuration suggests
+  (:class:`Consumer` reads it; a plain consumer is assumed eager, librdkafka's default) and,
+  if librdkafka refuses it with ``_STATE``, uses the other one and remembers the answer.
+  librdkafka logs one warning line for that refused call.
+
+* Pause on revoked partitions is cleared. librdkafka keeps a partition's pause flag across
+  ``unassign()``, so a partition paused before an eager rebalance would come back paused.
+  After the revocation the adapter resumes the revoked partitions (KIP-1306, Java behaviour).
+
+* ``commit()`` on the view is synchronous by default (``asynchronous=False``), unlike
+  confluent's: an asynchronous commit in ``on_partitions_revoked`` can land after the
+  partition moved. ``commit(asynchronous=True)`` is confluent's commit_async.
+
+* Exceptions from a callback propagate out of confluent's callback, so ``poll()`` (or
+  ``consume()``, ``close()``) raises them, as confluent does; the adapter has assigned or
+  unassigned first, so the rebalance completes and later callbacks run.
+
+* ``on_partitions_lost`` (confluent's ``on_lost``: the member was fenced or its session
+  expired) defaults to ``on_partitions_revoked``.
+
+Listener methods must be plain ``def``: confluent calls callbacks synchronously from the
+polling thread and cannot await. Legacy one-argument methods ``(self, partitions)`` are
+called without the view. confluent's own ``on_assign``/``on_revoke``/``on_lost`` callbacks
+keep working unchanged, also through :class:`Consumer`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload
+
+import confluent_kafka
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
+
+from rebalance_guard._view import ExpiringView, forward, live, takes_view
+
+if TYPE_CHECKING:
+    from confluent_kafka import Message
+    from confluent_kafka.admin._metadata import ClusterMetadata
+
+__all__ = [
+    "ConfluentRebalanceView",
+    "Consumer",
+    "RebalanceConsumer",
+    "RebalanceListener",
+    "set_rebalance_listener",
+    "subscribe",
+]
+
+#: confluent's rebalance callback signature: ``on_assign(consumer, partitions)``.
+ConfluentCallback = Callable[[confluent_kafka.Consumer, list[TopicPartition]], None]
+
+
+class RebalanceConsumer(Protocol):
+    """What a rebalance callback may do with the consumer (KIP-1306), in confluent's names."""
+
+    @overload
+    def commit(self, *, asynchronous: Literal[False] = False) -> list[TopicPartition]: ...
+    @overload
+    def commit(
+        self, *, message: Message[Any, Any], asynchronous: Literal[False] = False
+    ) -> list[TopicPartition]: ...
+    @overload
+    def commit(
+        self, *, offsets: list[TopicPartition], asynchronous: Literal[False] = False
+    ) -> list[TopicPartition]: ...
+    @overload
+    def commit(
+        self,
+        *,
+        message: Message[Any, Any] | None = None,
+        offsets: list[TopicPartition] | None = None,
+        asynchronous: Literal[True],
+    ) -> None: ...
+    def committed(
+        self, partitions: list[TopicPartition], timeout: float = -1
+    ) -> list[TopicPartition]: ...
+    def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]: ...
+    def seek(self, partition: TopicPartition) -> None: ...
+    def assignment(self) -> list[TopicPartition]: ...
+    def pause(self, partitions: list[TopicPartition]) -> None: ...
+    def resume(self, partitions: list[TopicPartition]) -> None: ...
+    def get_watermark_offsets(
+        self, partition: TopicPartition, timeout: float = -1, cached: bool = False
+    ) -> tuple[int, int]: ...
+    def offsets_for_times(
+        self, partitions: list[TopicPartition], timeout: float = -1
+    ) -> list[TopicPartition]: ...
+    def list_topics(self, topic: str | None = None, timeout: float = -1) -> ClusterMetadata: ...
+    def consumer_group_metadata(self) -> object: ...
+    def memberid(self) -> str: ...
+
+
+class RebalanceListener:
+    """KIP-1306 listener: each method gets the partitions and a view valid during the call.
+
+    ``on_partitions_lost`` defaults to ``on_partitions_revoked``; override it to skip commits
+    for partitions that are already owned elsewhere.
+    """
+
+    def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        return None
+
+    def on_partitions_revoked(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        return None
+
+    def on_partitions_lost(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.on_partitions_revoked(partitions, consumer)
+
+
+_Key = tuple[str, int]
+
+
+def _key(partition: TopicPartition) -> _Key:
+    return (partition.topic, partition.partition)
+
+
+class ConfluentRebalanceView(ExpiringView):
+    """The runtime :class:`RebalanceConsumer`: confluent's permitted methods, until expiry.
+
+    In ``on_partitions_assigned`` seeks and pauses on the incoming partitions are recorded
+    for the adapter to apply with the assignment (librdkafka refuses them before it).
+    """
+
+    __slots__ = ("_incoming", "_paused", "_seeks")
+
+    def __init__(
+        self, target: Any, callback: str, incoming: list[TopicPartition] | None = None
+    ) -> None:
+        super().__init__(target, callback)
+        self._incoming = {_key(p) for p in incoming or ()}
+        self._seeks: dict[_Key, TopicPartition] = {}
+        self._paused: dict[_Key, None] = {}  # ordered set
+
+    committed = forward("committed")
+    get_watermark_offsets = forward("get_watermark_offsets")
+    offsets_for_times = forward("offsets_for_times")
+    list_topics = forward("list_topics")
+    consumer_group_metadata = forward("consumer_group_metadata")
+    memberid = forward("memberid")
+
+    def commit(
+        self,
+        *,
+        message: Any = None,
+        offsets: list[TopicPartition] | None = None,
+        asynchronous: bool = False,
+    ) -> list[TopicPartition] | None:
+        """confluent's commit, synchronous unless ``asynchronous=True`` is asked for."""
+        self._check("commit")
+        result: list[TopicPartition] | None = self._target.commit(
+            message=message, offsets=offsets, asynchronous=asynchronous
+        )
+        return result
+
+    def seek(self, partition: TopicPartition) -> None:
+        self._check("seek")
+        if _key(partition) in self._incoming:
+            self._seeks[_key(partition)] = partition
+        else:
+            self._target.seek(partition)
+
+    def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        self._check("position")
+        result: list[TopicPartition] = self._target.position(partitions)
+        for partition in result:
+            sought = self._seeks.get(_key(partition))
+            if sought is not None:
+                partition.offset = sought.offset
+        return result
+
+    def assignment(self) -> list[TopicPartition]:
+        self._check("assignment")
+        current: list[TopicPartition] = self._target.assignment()
+        owned = {_key(p) for p in current}
+        return current + [TopicPartition(*k) for k in sorted(self._incoming - owned)]
+
+    def pause(self, partitions: list[TopicPartition]) -> None:
+        self._check("pause")
+        self._target.pause(self._hold(partitions, pause=True))
+
+    def resume(self, partitions: list[TopicPartition]) -> None:
+        self._check("resume")
+        self._target.resume(self._hold(partitions, pause=False))
+
+    def _hold(self, partitions: list[TopicPartition], *, pause: bool) -> list[TopicPartition]:
+        """Record (un)pauses of incoming partitions; return the others for the consumer."""
+        others = []
+        for partition in partitions:
+            key = _key(partition)
+            if key not in self._incoming:
+                others.append(partition)
+            elif pause:
+                self._paused[key] = None
+            else:
+                self._paused.pop(key, None)
+        return others
+
+
+_Handler = Callable[[list[TopicPartition], RebalanceConsumer], None]
+_EVENTS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
+
+
+def _bind(listener: RebalanceListener) -> dict[str, tuple[_Handler, str]]:
+    """Each event's handler ``(partitions, view)`` and its label, decided once at registration."""
+    name = type(listener).__name__
+    handlers: dict[str, tuple[_Handler, str]] = {}
+    for event in _EVENTS:
+        method = getattr(listener, event, None)
+        if event == "on_partitions_lost" and (
+            method is None
+            or getattr(type(listener), event, None) is RebalanceListener.on_partitions_lost
+        ):
+            handlers[event] = (handlers["on_partitions_revoked"][0], f"{name}.{event}")
+            continue
+        if not callable(method):
+            raise TypeError(
+                f"listener {name} has no {event}() method: subclass "
+                f"rebalance_guard.confluent_kafka.RebalanceListener"
+            )
+        if inspect.iscoroutinefunction(method):
+            raise TypeError(
+                f"{name}.{event} is async def, but confluent-kafka calls rebalance callbacks "
+                f"synchronously from poll() and cannot await them: make it a plain def"
+            )
+        if takes_view(method):
+            handlers[event] = (method, f"{name}.{event}")
+        else:  # legacy one-argument method
+            handlers[event] = (_without_view(method), f"{name}.{event}")
+    return handlers
+
+
+def _without_view(method: Callable[[list[TopicPartition]], object]) -> _Handler:
+    def handler(partitions: list[TopicPartition], view: RebalanceConsumer) -> None:
+        method(partitions)
+
+    return handler
+
+
+def _is_state_error(exc: KafkaException) -> bool:
+    error = exc.args[0] if exc.args else None
+    return isinstance(error, KafkaError) and error.code() == KafkaError._STATE
+
+
+class _Adapter:
+    """The callbacks confluent gets; they run whatever is registered when librdkafka calls.
+
+    Holds a bound listener, or confluent-style legacy callbacks, or nothing (then confluent's
+    own default assignment happens), plus what it learned about the rebalance protocol.
+    """
+
+    __slots__ = ("_cooperative", "_handlers", "_legacy")
+
+    def __init__(self, cooperative: bool = False) -> None:
+        self._cooperative = cooperative  # a guess until librdkafka confirms it
+        self._handlers: dict[str, tuple[_Handler, str]] | None = None
+        self._legacy: tuple[ConfluentCallback | None, ...] = (None, None, None)
+
+    def set_listener(self, listener: RebalanceListener | None) -> None:
+        handlers = None if listener is None else _bind(listener)
+        self._handlers, self._legacy = handlers, (None, None, None)
+
+    def set_legacy(self, *callbacks: ConfluentCallback | None) -> None:
+        self._handlers, self._legacy = None, callbacks
+
+    def subscribe(self, consumer: confluent_kafka.Consumer, topics: list[str]) -> None:
+        consumer.subscribe(
+            topics, on_assign=self.on_assign, on_revoke=self.on_revoke, on_lost=self.on_lost
+        )
+
+    def on_assign(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
+    ) -> None:
+        if self._handlers is None:
+            self._call_legacy(0, consumer, partitions)
+            return
+        handler, label = self._handlers["on_partitions_assigned"]
+        view = ConfluentRebalanceView(consumer, label, incoming=partitions)
+        try:
+            with live(view):
+                handler(partitions, cast(RebalanceConsumer, view))
+        finally:
+            self._change(consumer, [view._seeks.get(_key(p), p) for p in partitions], add=True)
+            if view._paused:
+                consumer.pause([TopicPartition(*key) for key in view._paused])
+
+    def on_revoke(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
+    ) -> None:
+        self._revoke(consumer, partitions, lost=False)
+
+    def on_lost(self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]) -> None:
+        self._revoke(consumer, partitions, lost=True)
+
+    def _revoke(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], lost: bool
+    ) -> None:
+        if self._handlers is None:
+            legacy_lost = lost and self._legacy[2] is not None
+            self._call_legacy(2 if legacy_lost else 1, consumer, partitions)
+            return
+        handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
+        try:
+            with live(ConfluentRebalanceView(consumer, label)) as view:
+                handler(partitions, cast(RebalanceConsumer, view))
+        finally:
+            self._change(consumer, partitions, add=False)
+            consumer.resume(partitions)  # librdkafka would keep them paused for next time
+
+    def _call_legacy(
+        self, index: int, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
+    ) -> None:
+        callback = self._legacy[index]
+        if callback is not None:  # else confluent assigns or unassigns by itself afterwards
+            callback(consumer, partitions)
+
+    def _change(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], add: bool
+    ) -> None:
+        """(Un)assign with the call the rebalance protocol accepts, learning which one it is."""
+        try:
+            self._protocol_call(consumer, partitions, add, self._cooperative)
+        except KafkaException as exc:
+            if not _is_state_error(exc):
+                raise
+            self._protocol_call(consumer, partitions, add, not self._cooperative)
+            self._cooperative = not self._cooperative
+
+    @staticmethod
+    def _protocol_call(
+        consumer: confluent_kafka.Consumer,
+        partitions: list[TopicPartition],
+        add: bool,
+        cooperative: bool,
+    ) -> None:
+        if cooperative:
+            (consumer.incremental_assign if add else consumer.incremental_unassign)(partitions)
+        elif add:
+            consumer.assign(partitions)
+        else:
+            consumer.unassign()
+
+
+def _cooperative_config(config: Mapping[str, Any]) -> bool:
+    """Whether this configuration selects an incremental (cooperative) rebalance protocol."""
+    strategy = str(config.get("partition.assignment.strategy", ""))
+    return "cooperative" in strategy or str(config.get("group.protocol", "")) == "consumer"
+
+
+class Consumer(confluent_kafka.Consumer):
+    """``confluent_kafka.Consumer`` whose rebalance listener can be set at any time.
+
+    Use :func:`set_rebalance_listener` before or after ``subscribe()``; see the module
+    docstring for why confluent needs a subclass for that.
+    """
+
+    __slots__ = ("_rebalance",)
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+        if config is None:
+            super().__init__(**kwargs)
+        else:
+            super().__init__(dict(config), **kwargs)
+        dotted = {key.replace("_", "."): value for key, value in kwargs.items()}
+        self._rebalance = _Adapter(_cooperative_config({**(config or {}), **dotted}))
+
+    def subscribe(
+        self,
+        topics: list[str],
+        on_assign: ConfluentCallback | None = None,
+        on_revoke: ConfluentCallback | None = None,
+        on_lost: ConfluentCallback | None = None,
+    ) -> None:
+        """confluent's subscribe; without callbacks it keeps the registered listener."""
+        if on_assign is not None or on_revoke is not None or on_lost is not None:
+            self._rebalance.set_legacy(on_assign, on_revoke, on_lost)
+        self._rebalance.subscribe(self, topics)
+
+
+def set_rebalance_listener(consumer: Consumer, listener: RebalanceListener | None) -> None:
+    """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
+
+    Legal before or after ``subscribe()``, effective from the next poll. ``consumer`` must be
+    a :class:`Consumer`: a plain ``confluent_kafka.Consumer`` takes callbacks only in
+    ``subscribe()``, so use :func:`subscribe` for it.
+    """
+    if not isinstance(consumer, Consumer):
+        raise TypeError(
+            f"set_rebalance_listener() needs a rebalance_guard.confluent_kafka.Consumer, got "
+            f"{type(consumer).__module__}.{type(consumer).__name__}: confluent's C consumer "
+            f"takes rebalance callbacks only in subscribe(); create the consumer with "
+            f"rebalance_guard.confluent_kafka.Consumer(config), or call "
+            f"rebalance_guard.confluent_kafka.subscribe(consumer, topics, listener)"
+        )
+    consumer._rebalance.set_listener(listener)
+
+
+def subscribe(
+    consumer: confluent_kafka.Consumer, topics: list[str], listener: RebalanceListener
+) -> None:
+    """Subscribe any confluent consumer to ``topics`` with ``listener`` for this subscription."""
+    if isinstance(consumer, Consumer):
+        consumer._rebalance.set_listener(listener)
+        consumer.subscribe(topics)
+        return
+    adapter = _Adapter()
+    adapter.set_listener(listener)
+    adapter.subscribe(consumer, topics)
