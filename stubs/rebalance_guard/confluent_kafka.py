@@ -309,10 +309,9 @@ class _Adapter:
     def set_legacy(self, *callbacks: ConfluentCallback | None) -> None:
         self._handlers, self._legacy = None, callbacks
 
-    def subscribe(self, consumer: confluent_kafka.Consumer, topics: list[str]) -> None:
-        consumer.subscribe(
-            topics, on_assign=self.on_assign, on_revoke=self.on_revoke, on_lost=self.on_lost
-        )
+    def callbacks(self) -> dict[str, ConfluentCallback]:
+        """The keyword arguments for confluent's ``subscribe()``."""
+        return {"on_assign": self.on_assign, "on_revoke": self.on_revoke, "on_lost": self.on_lost}
 
     def on_assign(
         self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
@@ -420,7 +419,7 @@ class Consumer(confluent_kafka.Consumer):
         """confluent's subscribe; without callbacks it keeps the registered listener."""
         if on_assign is not None or on_revoke is not None or on_lost is not None:
             self._rebalance.set_legacy(on_assign, on_revoke, on_lost)
-        self._rebalance.subscribe(self, topics)
+        super().subscribe(topics, **self._rebalance.callbacks())
 
 
 def set_rebalance_listener(consumer: Consumer, listener: RebalanceListener | None) -> None:
@@ -451,4 +450,4 @@ def subscribe(
         return
     adapter = _Adapter()
     adapter.set_listener(listener)
-    adapter.subscribe(consumer, topics)
+    consumer.subscribe(topics, **adapter.callbacks())
