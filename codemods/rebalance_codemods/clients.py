@@ -114,3 +114,34 @@ AIOKAFKA = Client(
 )
 
 LISTENER_CLIENTS = (KAFKA_PYTHON, AIOKAFKA)
+
+CONFLUENT = Client(
+    name="confluent-kafka",
+    package="confluent_kafka",
+    guard_module="rebalance_guard.confluent_kafka",
+    legacy_bases=frozenset(),
+    view_methods=frozenset(
+        {
+            "commit",
+            "committed",
+            "position",
+            "seek",
+            "assignment",
+            "pause",
+            "resume",
+            "get_watermark_offsets",
+            "offsets_for_times",
+            "list_topics",
+            "consumer_group_metadata",
+            "memberid",
+        }
+    ),
+    async_callbacks=False,
+)
+
+#: confluent's subscribe() callback keywords (also positions 1-3) and the listener methods.
+CONFLUENT_CALLBACKS = {
+    "on_assign": "on_partitions_assigned",
+    "on_revoke": "on_partitions_revoked",
+    "on_lost": "on_partitions_lost",
+}
