@@ -406,8 +406,7 @@ class Consumer(confluent_kafka.Consumer):
             super().__init__(**kwargs)
         else:
             super().__init__(dict(config), **kwargs)
-        dotted = {key.replace("_", "."): value for key, value in kwargs.items()}
-        self._rebalance = _Adapter(_cooperative_config({**(config or {}), **dotted}))
+        self._rebalance = _Adapter(_cooperative_config({**(config or {}), **kwargs}))
 
     def subscribe(
         self,

@@ -1,0 +1,86 @@
+"""Shared helpers for the confluent-kafka tests against the real broker (no tests here).
+
+Poll loops run against a deadline instead of sleeping: on a loaded 2-core machine the first
+assignment takes ~3 s and an eager rebalance ~3-4 s with tansu, sometimes much more.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import confluent_kafka
+from confluent_kafka import Message, Producer, TopicPartition
+from rebalance_guard.confluent_kafka import Consumer
+
+from tests.integration.broker import CONFLUENT_GROUP_TIMEOUTS, Broker
+
+DEADLINE_S = 60.0
+
+
+def config(broker: Broker, group: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A consumer configuration for the test broker: manual commits, from the beginning."""
+    return {
+        "bootstrap.servers": broker.bootstrap,
+        "group.id": group or broker.group(),
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+        **CONFLUENT_GROUP_TIMEOUTS,
+        **extra,
+    }
+
+
+def produce(broker: Broker, topic: str, count: int, partitions: int, start: int = 0) -> None:
+    """Write messages ``start .. start+count-1`` (the value is the number), round-robin."""
+    producer = Producer({"bootstrap.servers": broker.bootstrap})
+    for number in range(start, start + count):
+        producer.produce(topic, str(number).encode(), partition=number % partitions)
+    assert producer.flush(30) == 0, "producer could not deliver within 30 s"
+
+
+def number(message: Message[Any, Any]) -> int:
+    value = message.value()
+    assert isinstance(value, bytes)
+    return int(value)
+
+
+def poll_until(
+    consumers: list[confluent_kafka.Consumer],
+    done: Callable[[], bool],
+    on_message: Callable[[confluent_kafka.Consumer, Message[Any, Any]], None] = lambda c, m: None,
+    timeout: float = DEADLINE_S,
+    what: str = "condition",
+) -> None:
+    """Poll every consumer in turn until ``done()``; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout:.0f} s")
+        for consumer in consumers:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                on_message(consumer, message)
+
+
+@contextmanager
+def closing(*consumers: confluent_kafka.Consumer) -> Iterator[None]:
+    """Close every consumer afterwards, however the block ends (no threads left behind)."""
+    try:
+        yield
+    finally:
+        for consumer in consumers:
+            try:
+                consumer.close()
+            except RuntimeError as exc:
+                if "closed" not in str(exc):  # "Consumer closed": closed by the test itself
+                    raise
+
+
+def partitions_of(parts: list[TopicPartition]) -> set[int]:
+    return {p.partition for p in parts}
+
+
+def new_consumer(broker: Broker, **extra: Any) -> Consumer:
+    return Consumer(config(broker, **extra))
