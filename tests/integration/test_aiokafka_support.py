@@ -101,8 +101,16 @@ class Fleet:
 
     async def start(self, consumer: AIOKafkaConsumer, handle: Handler | None = None) -> Pump:
         """Start ``consumer`` (first assignment done) and keep it polling until exit."""
+        await self.start_idle(consumer)
+        return self.pump(consumer, handle)
+
+    async def start_idle(self, consumer: AIOKafkaConsumer) -> None:
+        """Start ``consumer`` without polling it; it is stopped on exit."""
         self._stack.push_async_callback(consumer.stop)
         await consumer.start()
+
+    def pump(self, consumer: AIOKafkaConsumer, handle: Handler | None = None) -> Pump:
+        """Keep a started ``consumer`` polling until exit."""
         pump = Pump(consumer, handle)
         self._stack.push_async_callback(pump.stop)
         return pump

@@ -1,0 +1,289 @@
+"""aiokafka rebalance callbacks through rebalance_guard, against the real broker.
+
+Seek to an externally stored offset, eager rebalancing (aiokafka has no cooperative protocol,
+so even its sticky assignor revokes everything), pause state, view expiry, callback errors
+reaching getmany(), lost partitions, and registering/replacing/removing a running listener.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+import pytest
+from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+from aiokafka.structs import TopicPartition
+from rebalance_guard import RebalanceViewExpiredError
+from rebalance_guard.aiokafka import (
+    NotAwaitedError,
+    RebalanceConsumer,
+    RebalanceListener,
+    set_rebalance_listener,
+)
+
+from tests.integration.broker import Broker
+from tests.integration.test_aiokafka_support import (
+    Fleet,
+    eventually,
+    make_consumer,
+    partitions,
+    produce,
+    split_evenly,
+)
+
+Calls = list[tuple[str, frozenset[TopicPartition]]]
+
+
+class Recorder(RebalanceListener):
+    """Records every callback; ``assignment`` is the last assigned set."""
+
+    def __init__(self) -> None:
+        self.calls: Calls = []
+        self.assignment: frozenset[TopicPartition] = frozenset()
+
+    def named(self, name: str) -> list[frozenset[TopicPartition]]:
+        return [parts for call, parts in self.calls if call == name]
+
+    def on_partitions_revoked(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.calls.append(("revoked", frozenset(partitions)))
+
+    def on_partitions_assigned(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.calls.append(("assigned", frozenset(partitions)))
+        self.assignment = frozenset(partitions)
+
+    def on_partitions_lost(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.calls.append(("lost", frozenset(partitions)))
+
+
+def test_seek_in_assigned_resumes_at_the_externally_stored_offset(broker: Broker) -> None:
+    topic = broker.create_topic(1)
+    tp = TopicPartition(topic, 0)
+    group = broker.group()
+    store = {tp: 7}  # offsets kept outside Kafka; nothing is ever committed to the group
+
+    class FromStore(RebalanceListener):
+        def on_partitions_assigned(
+            self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            for partition in partitions:
+                consumer.seek(partition, store[partition])
+
+    def process(partition: TopicPartition, records: list[Any]) -> None:
+        store[partition] = records[-1].offset + 1
+
+    async def session(reset: str, until: int) -> tuple[list[int], int | None]:
+        async with Fleet() as fleet:
+            consumer = make_consumer(broker.bootstrap, group, auto_offset_reset=reset)
+            set_rebalance_listener(consumer, FromStore())
+            consumer.subscribe([topic])
+            pump = await fleet.start(consumer, process)
+            await eventually(lambda: store[tp] >= until, f"consuming up to offset {until}")
+            return [r.offset for r in pump.records], await consumer.committed(tp)
+
+    async def scenario() -> None:
+        await produce(broker.bootstrap, topic, range(20), partition=0)
+        # "latest" would skip everything already written: the seek makes it start at 7.
+        offsets, committed = await session("latest", until=20)
+        assert offsets == list(range(7, 20))
+        await produce(broker.bootstrap, topic, range(20, 30), partition=0)
+        # A new member of the same group: "earliest" would restart at 0; the store says 20.
+        offsets, committed = await session("earliest", until=30)
+        assert offsets == list(range(20, 30))
+        assert committed is None  # the position came from the store, not from Kafka
+
+    asyncio.run(scenario())
+
+
+def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
+    broker: Broker,
+) -> None:
+    topic = broker.create_topic(4)
+    group = broker.group()
+    everything = partitions(topic, 4)
+    held = TopicPartition(topic, 0)
+
+    class PauseOnFirstAssignment(Recorder):
+        def on_partitions_assigned(
+            self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            super().on_partitions_assigned(partitions, consumer)
+            if len(self.named("assigned")) == 1:
+                consumer.pause(held)
+
+    async def scenario() -> None:
+        for p in range(4):
+            await produce(broker.bootstrap, topic, range(p * 100, p * 100 + 10), partition=p)
+        sticky = {"partition_assignment_strategy": (StickyPartitionAssignor,)}
+        first, second = PauseOnFirstAssignment(), Recorder()
+        async with Fleet() as fleet:
+            c1 = make_consumer(broker.bootstrap, group, **sticky)
+            set_rebalance_listener(c1, first)
+            c1.subscribe([topic])
+            pump1 = await fleet.start(c1)
+            assert c1.paused() == {held}  # the pause made in the callback outlived it
+            await eventually(lambda: len(pump1.records) >= 30, "the unpaused partitions")
+            assert not [r for r in pump1.records if r.partition == held.partition]
+
+            c2 = make_consumer(broker.bootstrap, group, **sticky)
+            set_rebalance_listener(c2, second)
+            c2.subscribe([topic])
+            pump2 = await fleet.start(c2)
+            await eventually(
+                lambda: split_evenly([first.assignment, second.assignment], everything),
+                "two members to share the partitions",
+            )
+            # Eager: the whole previous assignment is revoked, the whole new one assigned.
+            assert first.named("revoked") == [frozenset(), everything]
+            assert first.named("assigned") == [everything, first.assignment]
+            assert second.named("assigned") == [second.assignment]
+            assert c1.paused() == set()  # pause on a revoked partition is gone
+
+            def held_values() -> set[int]:
+                records = pump1.records + pump2.records
+                return {int(r.value) for r in records if r.partition == held.partition}
+
+            await eventually(lambda: held_values() == set(range(10)), "the unpaused partition")
+
+    asyncio.run(scenario())
+
+
+def test_stored_view_expires_and_callback_errors_reach_getmany(
+    broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    topic = broker.create_topic(2)
+    group = broker.group()
+    everything = partitions(topic, 2)
+
+    class Faulty(Recorder):
+        stored: RebalanceConsumer | None = None
+
+        def on_partitions_assigned(
+            self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            super().on_partitions_assigned(partitions, consumer)
+            self.stored = consumer
+            if len(self.named("assigned")) == 1:
+                raise RuntimeError("assigned boom")
+
+        def on_partitions_revoked(
+            self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            super().on_partitions_revoked(partitions, consumer)
+            if partitions:
+                consumer.commit()  # type: ignore[unused-coroutine]  # the forgotten await
+
+    async def scenario() -> None:
+        for p in range(2):
+            await produce(broker.bootstrap, topic, range(10), partition=p)
+        faulty, other = Faulty(), Recorder()
+        async with Fleet() as fleet:
+            c1 = make_consumer(broker.bootstrap, group)
+            set_rebalance_listener(c1, faulty)
+            c1.subscribe([topic])
+            await fleet.start_idle(c1)  # first assignment: on_partitions_assigned raises
+            assert c1.assignment() == everything  # the rebalance completed anyway
+            assert faulty.stored is not None
+            with pytest.raises(RebalanceViewExpiredError) as expired:
+                faulty.stored.assignment()
+            assert "assignment()" in str(expired.value)
+            assert "Faulty.on_partitions_assigned()" in str(expired.value)
+            with pytest.raises(RuntimeError, match="assigned boom"):
+                await c1.getmany(timeout_ms=100)
+            batch = await c1.getmany(timeout_ms=1000)  # raised once only: polling goes on
+            early = sum(len(records) for records in batch.values())
+
+            pump1 = fleet.pump(c1)
+            await eventually(lambda: early + len(pump1.records) >= 20, "c1 to consume everything")
+            c2 = make_consumer(broker.bootstrap, group)
+            set_rebalance_listener(c2, other)
+            c2.subscribe([topic])
+            await fleet.start(c2)  # c1's revoke forgets an await: NotAwaitedError
+            await eventually(
+                lambda: split_evenly([faulty.assignment, other.assignment], everything),
+                "the rebalance to complete despite the failed revoke",
+            )
+            await eventually(lambda: bool(pump1.errors), "the error to reach c1's getmany")
+            (error,) = pump1.errors
+            assert isinstance(error, NotAwaitedError)
+            assert "commit()" in str(error)
+            assert "Faulty.on_partitions_revoked()" in str(error)
+            assert len(faulty.named("assigned")) == 2  # later callbacks still ran
+            for tp in everything:
+                assert await c1.committed(tp) is None  # the un-awaited commit never ran
+
+    with caplog.at_level(logging.ERROR, logger="aiokafka"):
+        asyncio.run(scenario())
+    logged = [r for r in caplog.records if r.name.startswith("aiokafka") and r.exc_info]
+    assert len(logged) == 2  # aiokafka still logs both, as it always did
+
+
+def test_lost_instead_of_revoked_after_leaving_the_group(broker: Broker) -> None:
+    topic = broker.create_topic(2)
+    group = broker.group()
+    everything = partitions(topic, 2)
+
+    async def scenario() -> None:
+        listener = Recorder()
+        async with Fleet() as fleet:
+            # Idle past max_poll_interval_ms: aiokafka leaves the group by itself.
+            consumer = make_consumer(broker.bootstrap, group, max_poll_interval_ms=3_000)
+            set_rebalance_listener(consumer, listener)
+            consumer.subscribe([topic])
+            await fleet.start_idle(consumer)
+            await eventually(lambda: bool(listener.named("lost")), "the member to leave")
+            assert listener.calls == [
+                ("revoked", frozenset()),
+                ("assigned", everything),
+                ("lost", everything),
+            ]
+            fleet.pump(consumer)  # polling again rejoins the group
+            await eventually(lambda: len(listener.named("assigned")) == 2, "the rejoin")
+            assert listener.named("lost") == [everything]
+            assert listener.named("revoked") == [frozenset()]
+
+    asyncio.run(scenario())
+
+
+def test_listener_registered_after_subscribe_replaced_and_removed_while_running(
+    broker: Broker,
+) -> None:
+    topic = broker.create_topic(2)
+    group = broker.group()
+    everything = partitions(topic, 2)
+
+    async def scenario() -> None:
+        first, second, peer = Recorder(), Recorder(), Recorder()
+        async with Fleet() as fleet:
+            c1 = make_consumer(broker.bootstrap, group)
+            c1.subscribe([topic])
+            set_rebalance_listener(c1, first)  # after subscribe()
+            await fleet.start(c1)
+            assert first.calls == [("revoked", frozenset()), ("assigned", everything)]
+
+            set_rebalance_listener(c1, second)  # replaced while running
+            c2 = make_consumer(broker.bootstrap, group)
+            set_rebalance_listener(c2, peer)
+            c2.subscribe([topic])
+            pump2 = await fleet.start(c2)
+            await eventually(
+                lambda: split_evenly([second.assignment, peer.assignment], everything),
+                "two members to share the partitions",
+            )
+            assert len(first.calls) == 2  # the replaced listener heard nothing more
+            assert second.named("revoked") == [everything]
+
+            set_rebalance_listener(c1, None)  # removed while running
+            await pump2.stop()
+            await c2.stop()
+            await eventually(lambda: c1.assignment() == everything, "c1 to own everything")
+            assert len(second.calls) == 2  # no callbacks once removed
+
+    asyncio.run(scenario())
