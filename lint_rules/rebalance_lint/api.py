@@ -7,6 +7,14 @@ from typing import Literal
 
 FileStatus = Literal["ok", "syntax_error", "decode_error", "too_large", "crashed"]
 
+#: Files larger than this are reported ``too_large`` instead of parsed (generated code, data).
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+#: A file can involve a Kafka client only if its bytes contain one of these (all lowercase ASCII).
+KAFKA_MARKERS = (
+    b"kafka", b"rebalance_guard", b"on_partitions_", b"on_assign", b"on_revoke", b"on_lost"
+)
+
 
 @dataclass(frozen=True, order=True)
 class Finding:
@@ -31,9 +39,11 @@ class FileReport:
 
 def mentions_kafka(source: bytes) -> bool:
     """Cheap byte check run before parsing: can this file involve a Kafka client at all?"""
-    raise NotImplementedError  # implemented by the lint rules (issue 3)
+    return any(marker in source for marker in KAFKA_MARKERS)
 
 
 def check_source(source: bytes, filename: str = "<unknown>") -> FileReport:
     """Run every KRB rule on one file's bytes; never raises for bad input."""
-    raise NotImplementedError  # implemented by the lint rules (issue 3)
+    from rebalance_lint.engine import check_bytes  # deferred: the engine imports this module
+
+    return check_bytes(source, filename)

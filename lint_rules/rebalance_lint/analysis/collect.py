@@ -1,0 +1,167 @@
+"""One pass over the tree that records what the rules need, with the scope of each fact.
+
+This is the only full walk of the file; it is iterative (deeply nested code cannot
+exhaust the interpreter stack) and dispatches on ``type(node)``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from rebalance_lint.analysis.imports import ImportMap
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+#: Method names whose calls the analysis needs (registration sites and KRB107).
+INTERESTING_METHODS = frozenset({"subscribe", "pause", "set_rebalance_listener"})
+
+
+@dataclass(eq=False)
+class Scope:
+    """A function, lambda, class body or the module, with what it defines directly."""
+
+    node: ast.AST
+    parent: Scope | None
+    cls: ast.ClassDef | None = None  # class whose method (or method's closure) this is
+    self_name: str | None = None  # that method's first parameter
+    is_class_body: bool = False
+    defs: dict[str, FunctionNode] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+
+    def chain(self) -> list[Scope]:
+        """This scope and the ones whose names it can see (class bodies are not visible)."""
+        out: list[Scope] = []
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is self or not scope.is_class_body:
+                out.append(scope)
+            scope = scope.parent
+        return out
+
+    def lookup_function(self, name: str) -> FunctionNode | None:
+        for scope in self.chain():
+            if name in scope.defs:
+                return scope.defs[name]
+        return None
+
+    def lookup_class(self, name: str) -> ast.ClassDef | None:
+        for scope in self.chain():
+            if name in scope.classes:
+                return scope.classes[name]
+        return None
+
+    def encloses(self, other: Scope) -> bool:
+        """Is ``other`` this scope or nested inside it?"""
+        scope: Scope | None = other
+        while scope is not None:
+            if scope is self:
+                return True
+            scope = scope.parent
+        return False
+
+
+@dataclass
+class Facts:
+    """Everything the single walk recorded."""
+
+    module: Scope
+    imports: ImportMap = field(default_factory=ImportMap)
+    classes: list[tuple[ast.ClassDef, Scope]] = field(default_factory=list)
+    methods: dict[ast.ClassDef, dict[str, FunctionNode]] = field(default_factory=dict)
+    scope_of: dict[ast.AST, Scope] = field(default_factory=dict)  # function/lambda -> own scope
+    calls: list[tuple[ast.Call, Scope]] = field(default_factory=list)
+    bindings: list[tuple[ast.expr, ast.expr, Scope]] = field(default_factory=list)  # target, value
+
+
+def _first_param(node: FunctionNode | ast.Lambda) -> str | None:
+    args = [*node.args.posonlyargs, *node.args.args]
+    return args[0].arg if args else None
+
+
+def collect(tree: ast.Module) -> Facts:
+    """Walk ``tree`` once and return the facts."""
+    module = Scope(tree, None)
+    facts = Facts(module)
+    stack: list[tuple[ast.AST, Scope]] = [(tree, module)]
+    push = stack.append
+    while stack:
+        node, scope = stack.pop()
+        kind = type(node)
+        inner = scope
+        if kind is ast.Call:
+            _on_call(node, scope, facts)  # type: ignore[arg-type]
+        elif kind is ast.Assign or kind is ast.AnnAssign:
+            _on_assign(node, scope, facts)  # type: ignore[arg-type]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            for item in node.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    facts.bindings.append((item.optional_vars, item.context_expr, scope))
+        elif kind is ast.Import:
+            facts.imports.add_import(node)  # type: ignore[arg-type]
+        elif kind is ast.ImportFrom:
+            facts.imports.add_import_from(node)  # type: ignore[arg-type]
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+            inner = _enter_function(node, scope, facts)  # type: ignore[arg-type]
+        elif kind is ast.ClassDef:
+            inner = _enter_class(node, scope, facts)  # type: ignore[arg-type]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in reversed(value):  # popped in source order: later defs win
+                    if isinstance(item, ast.AST):
+                        push((item, inner))
+            elif isinstance(value, ast.AST):
+                push((value, inner))
+    facts.imports.finish()
+    return facts
+
+
+def _on_call(node: ast.Call, scope: Scope, facts: Facts) -> None:
+    func = node.func
+    if (isinstance(func, ast.Attribute) and func.attr in INTERESTING_METHODS) or (
+        isinstance(func, ast.Name) and func.id == "set_rebalance_listener"
+    ):
+        facts.calls.append((node, scope))
+
+
+def _on_assign(node: ast.Assign | ast.AnnAssign, scope: Scope, facts: Facts) -> None:
+    value = node.value
+    if value is None:
+        return
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if isinstance(value, ast.Call) or (
+            isinstance(target, ast.Attribute | ast.Name) and isinstance(value, ast.Name)
+        ):
+            facts.bindings.append((target, value, scope))
+        elif scope is facts.module and isinstance(target, ast.Name):
+            if isinstance(value, ast.Attribute | ast.Name):
+                facts.imports.add_alias(target.id, value)
+
+
+def _enter_function(node: FunctionNode | ast.Lambda, scope: Scope, facts: Facts) -> Scope:
+    if scope.is_class_body:
+        inner = Scope(node, scope, cls=scope.cls, self_name=_first_param(node))
+    else:
+        inner = Scope(node, scope, cls=scope.cls, self_name=scope.self_name)
+    if not isinstance(node, ast.Lambda) and not _is_accessor(node):
+        scope.defs[node.name] = node
+        if scope.is_class_body and scope.cls is not None:
+            facts.methods[scope.cls][node.name] = node
+    facts.scope_of[node] = inner
+    return inner
+
+
+def _enter_class(node: ast.ClassDef, scope: Scope, facts: Facts) -> Scope:
+    scope.classes[node.name] = node
+    facts.classes.append((node, scope))
+    facts.methods[node] = {}
+    return Scope(node, scope, cls=node, self_name=None, is_class_body=True)
+
+
+def _is_accessor(node: FunctionNode) -> bool:
+    """``@x.setter`` / ``@x.deleter``: the name keeps meaning the property getter."""
+    return any(
+        isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
+        for d in node.decorator_list
+    )

@@ -1,0 +1,170 @@
+"""The analysis result the rules read: listener classes, callbacks and their consumers."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rebalance_lint.analysis.clients import Client
+from rebalance_lint.analysis.collect import FunctionNode, Scope
+from rebalance_lint.analysis.imports import ImportMap
+
+Kind = Literal["assigned", "revoked", "lost"]
+#: How the client calls the callback: legacy ``(partitions)``, rebalance_guard
+#: ``(partitions, consumer)``, confluent ``(consumer, partitions)``.
+Api = Literal["legacy", "guard", "confluent"]
+Origin = Literal["param", "injected"]
+
+METHOD_KINDS: dict[str, Kind] = {
+    "on_partitions_assigned": "assigned",
+    "on_partitions_revoked": "revoked",
+    "on_partitions_lost": "lost",
+}
+ROLE_KINDS: dict[str, Kind] = {"on_assign": "assigned", "on_revoke": "revoked", "on_lost": "lost"}
+
+_CONSUMERISH = re.compile(r"^_*(?:\w+_)?(?:consumer|view)$", re.IGNORECASE)
+_PARTITIONISH = re.compile(
+    r"^_*(?:\w+_)?(?:partitions?|parts|tps|assigned|revoked|lost|assignment)$", re.IGNORECASE
+)
+
+
+def consumerish(name: str) -> bool:
+    """A name that says "consumer": ``consumer``, ``_consumer``, ``kafka_consumer``, ``view``."""
+    return bool(_CONSUMERISH.match(name))
+
+
+def partitionish(name: str) -> bool:
+    return bool(_PARTITIONISH.match(name))
+
+
+def dotted(expr: ast.expr) -> str | None:
+    """``self._consumer`` for an attribute chain on a name, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def is_static(func: FunctionNode | ast.Lambda) -> bool:
+    return not isinstance(func, ast.Lambda) and any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list
+    )
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Positional parameters a caller can fill, after ``self`` and partial-bound ones."""
+
+    names: tuple[str, ...]
+    required: int
+    varargs: bool
+
+    def accepts(self, count: int) -> bool:
+        return self.required <= count and (self.varargs or count <= len(self.names))
+
+
+def signature(func: FunctionNode | ast.Lambda, drop: int) -> Signature:
+    """The signature seen by a caller once ``drop`` leading positionals are bound."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    first_default = len(positional) - len(args.defaults)
+    names = tuple(a.arg for a in positional[drop:])
+    required = max(0, first_default - drop)
+    return Signature(names, required, args.vararg is not None)
+
+
+@dataclass(eq=False)
+class ListenerClass:
+    """A class whose ``on_partitions_*`` methods are rebalance callbacks."""
+
+    node: ast.ClassDef
+    scope: Scope  # where the class is defined
+    client: Client | None
+    api: Api
+    client_base: bool  # derives directly from a client's listener base (KRB202)
+    lost_defaults_to_revoked: bool
+    methods: dict[str, FunctionNode] = field(default_factory=dict)  # with in-file ancestors
+    sites: list[Registration] = field(default_factory=list)
+    instantiations: list[tuple[ast.Call, Registration]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Callback:
+    """One function the client calls on a rebalance, with what the rules need to know."""
+
+    func: FunctionNode | ast.Lambda
+    scope: Scope  # the function's own scope
+    api: Api
+    client: Client | None
+    label: str  # how messages name it, e.g. "on_partitions_revoked()"
+    kinds: set[Kind] = field(default_factory=set)
+    lost_via: str = ""  # why a non-lost callback also runs on lost
+    owner: ListenerClass | None = None
+    bound: int = 0  # leading positionals bound by functools.partial
+    is_method: bool = False
+    helper: bool = False  # reached only through a call from a callback
+    depth: int = 0  # call depth from a registered callback (helpers)
+    sites: list[Registration] = field(default_factory=list)
+    passed_consumer: set[str] = field(default_factory=set)  # helper params given the consumer
+    receivers: dict[str, Origin] = field(default_factory=dict)  # dotted name -> origin
+
+    @property
+    def self_name(self) -> str | None:
+        return self.scope.self_name if self.is_method else None
+
+    def consumer_param(self) -> str | None:
+        """The parameter the client passes the consumer (or the view) in."""
+        if self.helper or self.api == "legacy":
+            return None
+        sig = signature(self.func, self.positional_offset())
+        if len(sig.names) < 2:
+            return None
+        return sig.names[0] if self.api == "confluent" else sig.names[1]
+
+    def positional_offset(self) -> int:
+        return self.bound + (1 if self.is_method and not is_static(self.func) else 0)
+
+
+@dataclass(eq=False)
+class Registration:
+    """``x.subscribe(..., on_assign=f)``, ``listener=L()`` or ``set_rebalance_listener(x, L())``."""
+
+    call: ast.Call
+    scope: Scope
+    client: Client | None
+    receiver: str | None  # dotted consumer expression
+    roles: dict[str, ast.expr]  # "listener" or on_assign/on_revoke/on_lost -> expression
+    anchor: ast.AST  # where KRB203 points
+    guard: bool  # set_rebalance_listener (already migrated)
+
+
+@dataclass
+class MethodCall:
+    """``receiver.method(...)`` with a dotted receiver (pause and subscribe calls)."""
+
+    call: ast.Call
+    scope: Scope
+    receiver: str
+
+
+@dataclass
+class Analysis:
+    """Everything rules read; built once per file by :func:`analysis.build.analyse`."""
+
+    text: str
+    imports: ImportMap
+    listeners: list[ListenerClass]
+    callbacks: list[Callback]
+    registrations: list[Registration]
+    pauses: list[MethodCall]
+    subscribes: list[MethodCall]
+    injected: list[tuple[ListenerClass, ast.arg]]
+    unresolved: list[Registration]  # sites whose listener or callbacks are not in this file
+    is_consumer: Callable[[MethodCall], bool]  # is the receiver a known Kafka consumer?

@@ -1,0 +1,171 @@
+"""Where callbacks are registered, and what the registered expressions refer to.
+
+Sites: ``consumer.subscribe(topics, listener=...)`` (kafka-python, aiokafka; positional
+third argument too), ``consumer.subscribe(topics, on_assign=..., on_revoke=..., on_lost=...)``
+(confluent; positional too), and ``rebalance_guard.<client>.set_rebalance_listener(consumer, l)``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from rebalance_lint.analysis.clients import Client, guard_member
+from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
+from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.listeners import Hierarchy
+from rebalance_lint.analysis.model import ROLE_KINDS, MethodCall, Registration, dotted
+
+_CONFLUENT_POSITIONAL = ("on_assign", "on_revoke", "on_lost")
+
+
+@dataclass(frozen=True)
+class FunctionTarget:
+    """A registered function: the def or lambda, and how it is bound."""
+
+    func: FunctionNode | ast.Lambda
+    bound: int  # leading positionals bound by functools.partial
+    is_method: bool
+
+
+def find_sites(
+    facts: Facts, consumers: Consumers, hierarchy: Hierarchy
+) -> tuple[list[Registration], list[MethodCall], list[MethodCall]]:
+    """Registration sites, and ``x.pause(...)`` / ``x.subscribe(...)`` on dotted receivers."""
+    registrations: list[Registration] = []
+    pauses: list[MethodCall] = []
+    subscribes: list[MethodCall] = []
+    imports = facts.imports
+    only_client = _only_listener_client(facts)
+    for call, scope in facts.calls:
+        func = call.func
+        classes = hierarchy.ancestry(scope.cls) if scope.cls is not None else []
+        if isinstance(func, ast.Attribute) and func.attr == "pause":
+            receiver = dotted(func.value)
+            if receiver is not None:
+                pauses.append(MethodCall(call, scope, receiver))
+            continue
+        qualname = imports.resolve(func)
+        guard_client = guard_member(qualname, "set_rebalance_listener") if qualname else None
+        if guard_client is not None:
+            site = _guard_site(call, scope, guard_client)
+        elif isinstance(func, ast.Attribute) and func.attr == "subscribe":
+            known, client = consumers.client_of(func.value, scope, classes)
+            receiver = dotted(func.value)
+            if receiver is not None:
+                subscribes.append(MethodCall(call, scope, receiver))
+            site = _subscribe_site(call, scope, client if known else None, known, only_client)
+        else:
+            site = None
+        if site is not None:
+            registrations.append(site)
+    return registrations, pauses, subscribes
+
+
+def _only_listener_client(facts: Facts) -> Client | None | bool:
+    """The one listener-taking client the file imports; False when it imports none."""
+    imported: list[Client] = [
+        client
+        for client, top in (("kafka_python", "kafka"), ("aiokafka", "aiokafka"))
+        if facts.imports.imports_package(top)
+    ]
+    if not imported:
+        return False
+    return imported[0] if len(imported) == 1 else None
+
+
+def _guard_site(call: ast.Call, scope: Scope, client: Client) -> Registration | None:
+    keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+    consumer = call.args[0] if call.args else keywords.get("consumer")
+    listener = call.args[1] if len(call.args) > 1 else keywords.get("listener")
+    if listener is None:
+        return None
+    return Registration(
+        call=call,
+        scope=scope,
+        client=client,
+        receiver=dotted(consumer) if consumer is not None else None,
+        roles={"listener": listener},
+        anchor=listener,
+        guard=True,
+    )
+
+
+def _subscribe_site(
+    call: ast.Call, scope: Scope, client: Client | None, known: bool, only: Client | None | bool
+) -> Registration | None:
+    roles: dict[str, ast.expr] = {}
+    anchor: ast.AST | None = None
+    for kw in call.keywords:
+        if kw.arg in ROLE_KINDS or kw.arg == "listener":
+            roles[kw.arg] = kw.value
+            anchor = anchor or kw
+    confluent_roles = any(role in ROLE_KINDS for role in roles)
+    if confluent_roles:
+        if client not in (None, "confluent"):
+            return None
+        client = "confluent"
+    elif "listener" in roles or len(call.args) >= 3:
+        if client is None:
+            if only is False or not (known or "listener" in roles):
+                return None  # a subscribe() of something else (pub/sub, RxPY, ...)
+            client = only if isinstance(only, str) else None
+        if client == "confluent":
+            return None
+    if client == "confluent":
+        for role, arg in zip(_CONFLUENT_POSITIONAL, call.args[1:], strict=False):
+            roles.setdefault(role, arg)
+            anchor = anchor or arg
+    elif len(call.args) >= 3 and client is not None:
+        roles.setdefault("listener", call.args[2])
+        anchor = anchor or call.args[2]
+    if not roles or anchor is None:
+        return None
+    return Registration(call, scope, client, dotted(call.func.value), roles, anchor, False)  # type: ignore[attr-defined]
+
+
+def resolve_function(
+    expr: ast.expr, scope: Scope, facts: Facts, hierarchy: Hierarchy, bound: int = 0
+) -> FunctionTarget | None:
+    """The def or lambda a registered callback expression refers to, if visible in the file."""
+    if isinstance(expr, ast.Lambda):
+        return FunctionTarget(expr, bound, False)
+    if isinstance(expr, ast.Name):
+        func = scope.lookup_function(expr.id)
+        return FunctionTarget(func, bound, False) if func is not None else None
+    if (
+        isinstance(expr, ast.Attribute)
+        and isinstance(expr.value, ast.Name)
+        and scope.cls is not None
+        and expr.value.id == scope.self_name
+    ):
+        method = hierarchy.methods(scope.cls).get(expr.attr)
+        return FunctionTarget(method, bound, True) if method is not None else None
+    if isinstance(expr, ast.Call) and expr.args and _is_partial(expr.func, facts):
+        return resolve_function(expr.args[0], scope, facts, hierarchy, bound + len(expr.args) - 1)
+    return None
+
+
+def _is_partial(func: ast.expr, facts: Facts) -> bool:
+    return facts.imports.resolve(func) == "functools.partial"
+
+
+def resolve_listener(
+    expr: ast.expr, scope: Scope, facts: Facts
+) -> tuple[ast.ClassDef | None, ast.Call | None]:
+    """(class defined in this file, the instantiating call) for a registered listener."""
+    if isinstance(expr, ast.Name) and scope.cls is not None and expr.id == scope.self_name:
+        return scope.cls, None  # listener=self: the consumer wrapper is its own listener
+    if isinstance(expr, ast.Name):
+        for target, value, where in reversed(facts.bindings):
+            if (
+                isinstance(target, ast.Name)
+                and target.id == expr.id
+                and isinstance(value, ast.Call)
+                and where.encloses(scope)
+            ):
+                expr = value
+                break
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+        return scope.lookup_class(expr.func.id), expr
+    return None, None

@@ -1,0 +1,68 @@
+"""Run the rules: bytes -> FileReport for the CLI and Spark, tree -> findings for flake8.
+
+The engine never raises: bad input becomes a status, and an internal error a
+``crashed`` report with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.build import analyse
+from rebalance_lint.analysis.walk import body_nodes
+from rebalance_lint.api import MAX_SOURCE_BYTES, FileReport, Finding, mentions_kafka
+from rebalance_lint.noqa import without_suppressed
+from rebalance_lint.rule_table import BY_CODE
+from rebalance_lint.rules import CALLBACK_RULES, FILE_RULES
+from rebalance_lint.rules.registry import Hit
+from rebalance_lint.source import Unparsable, load
+
+
+def findings_for_tree(tree: ast.Module, text: str) -> list[Finding]:
+    """Every rule's findings for a parsed file, before ``# noqa`` (flake8 applies its own)."""
+    analysis = analyse(tree, text)
+    if not (analysis.callbacks or analysis.registrations or analysis.listeners or analysis.pauses):
+        return []
+    hits: list[Hit] = []
+    for callback in analysis.callbacks:
+        for node in body_nodes(callback.func):
+            for rule in CALLBACK_RULES.get(type(node), ()):
+                hits.extend(rule(node, callback, analysis))
+    for file_rule in FILE_RULES:
+        hits.extend(file_rule(analysis))
+    return sorted({_finding(hit) for hit in hits})
+
+
+def _finding(hit: Hit) -> Finding:
+    rule = BY_CODE[hit.code]
+    return Finding(
+        line=getattr(hit.node, "lineno", 1),
+        col=getattr(hit.node, "col_offset", 0),
+        code=rule.code,
+        message=rule.message(**hit.fields),
+        fixable=rule.fixable,
+    )
+
+
+def check_bytes(source: bytes, filename: str = "<unknown>") -> FileReport:
+    """The body of :func:`rebalance_lint.api.check_source`."""
+    try:
+        if len(source) > MAX_SOURCE_BYTES:
+            return FileReport(
+                "too_large",
+                reason=f"{len(source)} bytes is over the {MAX_SOURCE_BYTES}-byte limit",
+            )
+        if not mentions_kafka(source):
+            return FileReport("ok", skipped=True)
+        loaded = load(source, filename)
+        if isinstance(loaded, Unparsable):
+            return FileReport(loaded.status, reason=loaded.reason)
+        findings = findings_for_tree(loaded.tree, loaded.text)
+        return FileReport("ok", without_suppressed(findings, loaded.text))
+    except RecursionError:
+        return FileReport("too_large", reason="too deeply nested to analyse")
+    except Exception as exc:  # never let one file take down a fleet scan
+        return FileReport(
+            "crashed",
+            reason=f"internal error in the KRB rules: {type(exc).__name__}: {exc}".splitlines()[0],
+        )

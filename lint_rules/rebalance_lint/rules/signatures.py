@@ -1,0 +1,83 @@
+"""KRB109: a callback whose parameters do not match how its client calls it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE
+from rebalance_lint.analysis.model import (
+    Analysis,
+    Callback,
+    Signature,
+    consumerish,
+    partitionish,
+    signature,
+)
+from rebalance_lint.rules.registry import Hit, per_file
+
+
+def _shape(sig: Signature) -> str:
+    return "(" + ", ".join(sig.names) + (", *args" if sig.varargs else "") + ")"
+
+
+def _legacy(callback: Callback, sig: Signature) -> tuple[str, str] | None:
+    if sig.accepts(1):
+        return None
+    client = CLIENT_LABEL[callback.client] if callback.client else "the client"
+    module = GUARD_MODULE[callback.client] if callback.client else "<client>"
+    if len(sig.names) >= 2 and consumerish(sig.names[0]):
+        return (
+            f"is written confluent-style {_shape(sig)} but {client} calls listener methods "
+            "with (partitions) only",
+            f"take only the partitions, or derive from rebalance_guard.{module}.RebalanceListener "
+            "and take (partitions, consumer)",
+        )
+    return (
+        f"takes {_shape(sig)} but {client} calls it with (partitions)",
+        "take exactly one argument, the partitions",
+    )
+
+
+def _guard(sig: Signature) -> tuple[str, str] | None:
+    if len(sig.names) >= 2 and consumerish(sig.names[0]) and partitionish(sig.names[1]):
+        return (
+            f"takes {_shape(sig)} but rebalance_guard passes (partitions, consumer)",
+            "swap the parameters (KIP-1306 order: partitions first)",
+        )
+    if sig.accepts(2) or (len(sig.names) == 1 and sig.accepts(1)):
+        return None
+    return (
+        f"takes {_shape(sig)} but rebalance_guard calls it with (partitions, consumer)",
+        "take (partitions, consumer)",
+    )
+
+
+def _confluent(sig: Signature) -> tuple[str, str] | None:
+    if len(sig.names) >= 2 and partitionish(sig.names[0]) and consumerish(sig.names[1]):
+        return (
+            f"takes {_shape(sig)} but confluent-kafka passes (consumer, partitions)",
+            "swap the parameters",
+        )
+    if sig.accepts(2):
+        return None
+    return (
+        f"takes {_shape(sig)} but confluent-kafka calls it with (consumer, partitions)",
+        "take (consumer, partitions)",
+    )
+
+
+@per_file
+def wrong_signature(analysis: Analysis) -> Iterator[Hit]:
+    for callback in analysis.callbacks:
+        if callback.helper:
+            continue
+        sig = signature(callback.func, callback.positional_offset())
+        if callback.api == "legacy":
+            problem = _legacy(callback, sig)
+        elif callback.api == "guard":
+            problem = _guard(sig)
+        else:
+            problem = _confluent(sig)
+        if problem is not None:
+            fields = {"callback": callback.label, "problem": problem[0], "fix": problem[1]}
+            yield Hit(callback.func, "KRB109", fields)
