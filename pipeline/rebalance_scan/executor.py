@@ -1,0 +1,155 @@
+"""What runs on executors: one row per file from the shared lint and codemod entry points.
+
+The rules and the migration dry-run are the functions ``rebalance-guard check`` and ``migrate``
+call (``rebalance_lint.check_source``, ``rebalance_codemods.api.migrate_source``);
+this module only reads files, guards against crashes, and shapes Arrow batches.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from rebalance_scan.reading import Unreadable, check_content, read_repo_file
+
+FINDING_TYPE = pa.struct(
+    [
+        ("line", pa.int32()),
+        ("col", pa.int32()),
+        ("code", pa.string()),
+        ("message", pa.string()),
+        ("fixable", pa.bool_()),
+    ]
+)
+MANUAL_TYPE = pa.struct([("line", pa.int32()), ("reason", pa.string())])
+
+RESULT_SCHEMA = pa.schema(
+    [
+        ("repo", pa.string()),
+        ("path", pa.string()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("kafka", pa.bool_()),
+        ("findings", pa.list_(FINDING_TYPE)),
+        ("migration_status", pa.string()),
+        ("migration_reason", pa.string()),
+        ("migrated_sites", pa.int32()),
+        ("manual", pa.list_(MANUAL_TYPE)),
+        ("would_change", pa.bool_()),
+    ]
+)
+
+# The same schema in Spark's DDL, for ``mapInArrow``.
+RESULT_DDL = (
+    "repo string, path string, status string, reason string, size_bytes long, kafka boolean, "
+    "findings array<struct<line:int,col:int,code:string,message:string,fixable:boolean>>, "
+    "migration_status string, migration_reason string, migrated_sites int, "
+    "manual array<struct<line:int,reason:string>>, would_change boolean"
+)
+
+Row = dict[str, Any]
+
+
+def _crash_reason(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:500]
+
+
+def _unreadable_row(repo: str, path: str, size: int, problem: Unreadable) -> Row:
+    return {
+        "repo": repo,
+        "path": path,
+        "status": problem.status,
+        "reason": problem.reason,
+        "size_bytes": size,
+        "kafka": False,
+        "findings": [],
+        "migration_status": "not_run",
+        "migration_reason": problem.reason,
+        "migrated_sites": 0,
+        "manual": [],
+        "would_change": False,
+    }
+
+
+def scan_content(repo: str, path: str, content: bytes) -> Row:
+    """Lint and dry-run-migrate one file's bytes; any exception becomes a ``crashed`` status."""
+    from rebalance_codemods.api import migrate_source
+    from rebalance_lint import check_source
+
+    row = _unreadable_row(repo, path, len(content), Unreadable("ok", ""))
+    try:
+        report = check_source(content, path)
+    except Exception as error:  # RecursionError, MemoryError... a bad file is a row
+        row.update(status="crashed", reason=_crash_reason(error))
+    else:
+        row.update(
+            status=report.status,
+            reason=report.reason,
+            kafka=not report.skipped,
+            findings=[
+                {
+                    "line": f.line,
+                    "col": f.col,
+                    "code": f.code,
+                    "message": f.message,
+                    "fixable": f.fixable,
+                }
+                for f in sorted(report.findings)
+            ],
+        )
+    if row["status"] != "ok":  # what the rules cannot parse, the codemods cannot rewrite
+        row.update(migration_status="not_run", migration_reason=f"file is {row['status']}")
+        return row
+    try:
+        migration = migrate_source(content, path)
+    except Exception as error:
+        row.update(migration_status="crashed", migration_reason=_crash_reason(error))
+    else:
+        row.update(
+            migration_status=migration.status,
+            migration_reason=migration.reason,
+            migrated_sites=migration.migrated_sites,
+            manual=[{"line": m.line, "reason": m.reason} for m in migration.manual],
+            would_change=migration.new_source is not None and migration.new_source != content,
+        )
+    return row
+
+
+def scan_file(repo: str, path: str, root: str | None, content: bytes | None, max_bytes: int) -> Row:
+    """One input row to one result row: read from ``root`` when no content was given."""
+    data: bytes | Unreadable
+    if root is not None and content is None:
+        data = read_repo_file(root, path, max_bytes)
+    else:
+        problem = check_content(content, max_bytes)
+        data = problem if problem is not None else content or b""
+    if isinstance(data, Unreadable):
+        size = len(content) if content is not None else 0
+        return _unreadable_row(repo, path, size, data)
+    return scan_content(repo, path, data)
+
+
+def scan_batches(
+    batches: Iterator[pa.RecordBatch], max_bytes: int, progress: Any = None
+) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` body: input columns ``repo, path, root, content``."""
+    gc.freeze()  # the rules allocate many short-lived AST nodes; skip scanning old objects
+    for batch in batches:
+        columns = batch.to_pydict()
+        rows = [
+            scan_file(repo, path, root, content, max_bytes)
+            for repo, path, root, content in zip(
+                columns["repo"],
+                columns["path"],
+                columns["root"],
+                columns["content"],
+                strict=True,
+            )
+        ]
+        if progress is not None:
+            progress.add(len(rows))
+        yield pa.RecordBatch.from_pylist(rows, schema=RESULT_SCHEMA)
