@@ -164,7 +164,10 @@ class RebalanceListener:
 
 
 def _forward_timeout(name: str) -> Any:
-    """Like :func:`forward`, but omits ``timeout_ms=None``: kafka-python 2 lacks that argument."""
+    """Like :func:`forward`, but omits ``timeout_ms=None``: kafka-python 2 lacks that argument.
+
+    An explicit ``timeout_ms`` on 2.x gets kafka-python's own TypeError.
+    """
 
     def method(self: ExpiringView, *args: Any, timeout_ms: int | None = None) -> Any:
         self._check(name)
@@ -226,14 +229,28 @@ class _Dispatcher:
         try:
             if not with_view:
                 callback(partitions)
-                return
-            with live(KafkaPythonRebalanceView(self._consumer, label)) as view:
-                callback(partitions, view)
+            else:
+                with live(KafkaPythonRebalanceView(self._consumer, label)) as view:
+                    callback(partitions, view)
         except Exception as exc:
             if getattr(self._consumer, "_closed", False):
                 raise
             log.exception("rebalance listener %s() failed; poll() will raise it", label)
             self._state.keep(exc)
+        finally:
+            if name != "on_partitions_assigned":
+                self._clear_pause(partitions)
+
+    def _clear_pause(self, revoked: Any) -> None:
+        """Revoked partitions lose their pause, as in Java and kafka-python 2.
+
+        kafka-python 3 keeps the paused flag of a partition that an eager rebalance revokes
+        and hands straight back, so without this a pause would silently outlive the
+        revocation; re-pause in ``on_partitions_assigned`` to keep a partition paused.
+        """
+        stale = set(revoked) & self._consumer.paused()
+        if stale:
+            self._consumer.resume(*stale)
 
 
 def _resolve(listener: object, name: str) -> Callable[..., object]:
