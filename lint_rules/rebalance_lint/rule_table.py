@@ -468,10 +468,7 @@ class Listener(RebalanceListener):
     Rule(
         code="KRB203",
         name="listener-passed-to-subscribe",
-        template=(
-            "{what} passed to subscribe(): register a RebalanceListener with "
-            "rebalance_guard.{module}.set_rebalance_listener(consumer, listener) " + MIGRATE
-        ),
+        template="{what} passed to subscribe(): {fix} " + MIGRATE,
         fixable=True,
         rationale=(
             "KIP-1306 separates the listener from the subscription: "

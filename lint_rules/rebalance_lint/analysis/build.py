@@ -157,6 +157,7 @@ class _Builder:
                 is_method=target.is_method,
             )
             self.callbacks[func] = callback
+        callback.partials.setdefault(target.bound, target.expr)
         callback.sites.append(reg)
         return callback
 

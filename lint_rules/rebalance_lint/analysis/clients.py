@@ -89,6 +89,8 @@ def guard_member(qualname: str, name: str) -> Client | None:
 
 def consumer_class(qualname: str) -> Client | None:
     """The client of a consumer class such as ``kafka.KafkaConsumer``."""
+    if guard_member(qualname, "Consumer") == "confluent":
+        return "confluent"  # rebalance_guard.confluent_kafka.Consumer, a confluent subclass
     top, last = _split(qualname)
     client = _TOP_PACKAGE.get(top)
     if client is not None and last in _CONSUMER_CLASSES[client]:

@@ -119,7 +119,7 @@ def collect(tree: ast.Module) -> Facts:
 def _on_call(node: ast.Call, scope: Scope, facts: Facts) -> None:
     func = node.func
     if (isinstance(func, ast.Attribute) and func.attr in INTERESTING_METHODS) or (
-        isinstance(func, ast.Name) and func.id == "set_rebalance_listener"
+        isinstance(func, ast.Name) and func.id in ("set_rebalance_listener", "subscribe")
     ):
         facts.calls.append((node, scope))
 

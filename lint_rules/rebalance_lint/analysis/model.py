@@ -107,7 +107,8 @@ class Callback:
     kinds: set[Kind] = field(default_factory=set)
     lost_via: str = ""  # why a non-lost callback also runs on lost
     owner: ListenerClass | None = None
-    bound: int = 0  # leading positionals bound by functools.partial
+    bound: int = 0  # leading positionals bound by functools.partial (first registration)
+    partials: dict[int, ast.expr] = field(default_factory=dict)  # bound -> registered expr
     is_method: bool = False
     helper: bool = False  # reached only through a call from a callback
     depth: int = 0  # call depth from a registered callback (helpers)

@@ -26,6 +26,7 @@ class FunctionTarget:
     func: FunctionNode | ast.Lambda
     bound: int  # leading positionals bound by functools.partial
     is_method: bool
+    expr: ast.expr  # the registered expression (a partial(...) call when bound)
 
 
 def find_sites(
@@ -46,9 +47,12 @@ def find_sites(
                 pauses.append(MethodCall(call, scope, receiver))
             continue
         qualname = imports.resolve(func)
-        guard_client = guard_member(qualname, "set_rebalance_listener") if qualname else None
-        if guard_client is not None:
-            site = _guard_site(call, scope, guard_client)
+        setter = guard_member(qualname, "set_rebalance_listener") if qualname else None
+        guard_subscribe = guard_member(qualname, "subscribe") if qualname else None
+        if setter is not None:
+            site = _guard_site(call, scope, setter, listener_index=1)
+        elif guard_subscribe is not None:  # rebalance_guard.confluent_kafka.subscribe(c, t, l)
+            site = _guard_site(call, scope, guard_subscribe, listener_index=2)
         elif isinstance(func, ast.Attribute) and func.attr == "subscribe":
             known, client = consumers.client_of(func.value, scope, classes)
             receiver = dotted(func.value)
@@ -74,10 +78,14 @@ def _only_listener_client(facts: Facts) -> Client | None | bool:
     return imported[0] if len(imported) == 1 else None
 
 
-def _guard_site(call: ast.Call, scope: Scope, client: Client) -> Registration | None:
+def _guard_site(
+    call: ast.Call, scope: Scope, client: Client, listener_index: int
+) -> Registration | None:
     keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg}
     consumer = call.args[0] if call.args else keywords.get("consumer")
-    listener = call.args[1] if len(call.args) > 1 else keywords.get("listener")
+    listener = (
+        call.args[listener_index] if len(call.args) > listener_index else keywords.get("listener")
+    )
     if listener is None:
         return None
     return Registration(
@@ -97,6 +105,8 @@ def _subscribe_site(
     roles: dict[str, ast.expr] = {}
     anchor: ast.AST | None = None
     for kw in call.keywords:
+        if isinstance(kw.value, ast.Constant) and kw.value.value is None:
+            continue  # on_lost=None: the same as not passing it
         if kw.arg in ROLE_KINDS or kw.arg == "listener":
             roles[kw.arg] = kw.value
             anchor = anchor or kw
@@ -105,13 +115,14 @@ def _subscribe_site(
         if client not in (None, "confluent"):
             return None
         client = "confluent"
+    elif client == "confluent":
+        if "listener" in roles:
+            return None  # not confluent's signature: not a Kafka subscribe we understand
     elif "listener" in roles or len(call.args) >= 3:
         if client is None:
             if only is False or not (known or "listener" in roles):
                 return None  # a subscribe() of something else (pub/sub, RxPY, ...)
             client = only if isinstance(only, str) else None
-        if client == "confluent":
-            return None
     if client == "confluent":
         for role, arg in zip(_CONFLUENT_POSITIONAL, call.args[1:], strict=False):
             roles.setdefault(role, arg)
@@ -125,14 +136,18 @@ def _subscribe_site(
 
 
 def resolve_function(
-    expr: ast.expr, scope: Scope, facts: Facts, hierarchy: Hierarchy, bound: int = 0
+    expr: ast.expr, scope: Scope, facts: Facts, hierarchy: Hierarchy
 ) -> FunctionTarget | None:
     """The def or lambda a registered callback expression refers to, if visible in the file."""
+    registered, bound = expr, 0
+    while isinstance(expr, ast.Call) and expr.args and _is_partial(expr.func, facts):
+        bound += len(expr.args) - 1
+        expr = expr.args[0]
     if isinstance(expr, ast.Lambda):
-        return FunctionTarget(expr, bound, False)
+        return FunctionTarget(expr, bound, False, registered)
     if isinstance(expr, ast.Name):
         func = scope.lookup_function(expr.id)
-        return FunctionTarget(func, bound, False) if func is not None else None
+        return FunctionTarget(func, bound, False, registered) if func is not None else None
     if (
         isinstance(expr, ast.Attribute)
         and isinstance(expr.value, ast.Name)
@@ -140,9 +155,7 @@ def resolve_function(
         and expr.value.id == scope.self_name
     ):
         method = hierarchy.methods(scope.cls).get(expr.attr)
-        return FunctionTarget(method, bound, True) if method is not None else None
-    if isinstance(expr, ast.Call) and expr.args and _is_partial(expr.func, facts):
-        return resolve_function(expr.args[0], scope, facts, hierarchy, bound + len(expr.args) - 1)
+        return FunctionTarget(method, bound, True, registered) if method is not None else None
     return None
 
 

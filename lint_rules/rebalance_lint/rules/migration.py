@@ -40,4 +40,16 @@ def listener_in_subscribe(analysis: Analysis) -> Iterator[Hit]:
             what = "listener"
         else:
             what = "rebalance callbacks (" + ", ".join(f"{r}=" for r in reg.roles) + ")"
-        yield Hit(reg.anchor, "KRB203", {"what": what, "module": _module(reg.client)})
+        yield Hit(reg.anchor, "KRB203", {"what": what, "fix": _registration_fix(reg.client)})
+
+
+def _registration_fix(client: Client | None) -> str:
+    if client == "confluent":
+        return (
+            "pass a RebalanceListener to rebalance_guard.confluent_kafka.subscribe(consumer, "
+            "topics, listener) or set_rebalance_listener on its Consumer"
+        )
+    return (
+        f"register a RebalanceListener with rebalance_guard.{_module(client)}"
+        ".set_rebalance_listener(consumer, listener)"
+    )

@@ -19,7 +19,10 @@ def _same_consumer(a: MethodCall | Registration, b: MethodCall) -> bool:
     self_based = a.scope.self_name is not None and (a.receiver or "").startswith(
         f"{a.scope.self_name}."
     )
-    return a.scope.cls is b.scope.cls if self_based else True
+    if self_based:
+        return a.scope.cls is b.scope.cls
+    # a plain name: the same variable only if one use is nested in the other's scope
+    return a.scope.encloses(b.scope) or b.scope.encloses(a.scope)
 
 
 def _repauses(callback: Callback) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE
@@ -71,13 +72,18 @@ def wrong_signature(analysis: Analysis) -> Iterator[Hit]:
     for callback in analysis.callbacks:
         if callback.helper:
             continue
-        sig = signature(callback.func, callback.positional_offset())
-        if callback.api == "legacy":
-            problem = _legacy(callback, sig)
-        elif callback.api == "guard":
-            problem = _guard(sig)
-        else:
-            problem = _confluent(sig)
-        if problem is not None:
-            fields = {"callback": callback.label, "problem": problem[0], "fix": problem[1]}
-            yield Hit(callback.func, "KRB109", fields)
+        bindings: list[tuple[int, ast.AST]] = list(callback.partials.items()) or [
+            (callback.bound, callback.func)
+        ]
+        for bound, where in bindings:
+            offset = callback.positional_offset() - callback.bound + bound
+            sig = signature(callback.func, offset)
+            if callback.api == "legacy":
+                problem = _legacy(callback, sig)
+            elif callback.api == "guard":
+                problem = _guard(sig)
+            else:
+                problem = _confluent(sig)
+            if problem is not None:
+                fields = {"callback": callback.label, "problem": problem[0], "fix": problem[1]}
+                yield Hit(where if bound else callback.func, "KRB109", fields)

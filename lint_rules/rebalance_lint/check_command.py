@@ -1,0 +1,124 @@
+"""``rebalance-guard check PATH...``: the KRB rules without flake8, text or JSON output.
+
+Exit status: 0 nothing found, 1 findings or files that could not be checked, 2 usage error.
+Directories are searched for ``*.py`` without following symlinks out of them; a file that
+cannot be read is reported on its own line and the rest are still checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from rebalance_lint.api import FileReport, check_source
+
+#: Directories never searched (VCS metadata, caches, virtualenvs), as flake8 does.
+EXCLUDED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".eggs", ".venv", "venv",
+     ".mypy_cache", ".ruff_cache", ".pytest_cache", "node_modules"}
+)  # fmt: skip
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rebalance-guard check",
+        description="Check Python files for Kafka rebalance-callback bugs (KRB rules).",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def iter_python_files(path: Path) -> Iterator[Path]:
+    """``path`` itself if a file; else its ``*.py`` files, symlinks kept inside the tree."""
+    if not path.is_dir():
+        yield path
+        return
+    root = path.resolve()
+    seen: set[Path] = set()
+    for directory, dirnames, filenames in os.walk(path, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            candidate = Path(directory, name)
+            real = candidate.resolve()
+            if candidate.is_symlink() and not real.is_relative_to(root):
+                continue  # a link out of the tree being checked
+            if real not in seen:
+                seen.add(real)
+                yield candidate
+
+
+def check_path(path: Path) -> FileReport | str:
+    """The report for one file, or why it could not be read."""
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return check_source(source, str(path))
+
+
+def run(argv: Sequence[str]) -> int:
+    try:
+        args = _parser().parse_args(list(argv))
+    except SystemExit as exc:  # argparse already printed the usage message
+        return 0 if exc.code == 0 else 2
+    results: list[dict[str, object]] = []
+    checked = skipped = findings = problems = 0
+    for given in args.paths:
+        root = Path(given)
+        if not root.exists() and not root.is_symlink():
+            results.append({"path": given, "status": "unreadable", "reason": "no such file or directory"})
+            problems += 1
+            continue
+        for path in iter_python_files(root):
+            report = check_path(path)
+            checked += 1
+            if isinstance(report, str):
+                results.append({"path": str(path), "status": "unreadable", "reason": report})
+                problems += 1
+                continue
+            skipped += report.skipped
+            findings += len(report.findings)
+            problems += report.status != "ok"
+            if report.findings or report.status != "ok":
+                results.append(
+                    {
+                        "path": str(path),
+                        "status": report.status,
+                        "reason": report.reason,
+                        "findings": [asdict(f) for f in report.findings],
+                    }
+                )
+    summary = {
+        "files_checked": checked,
+        "files_skipped_no_kafka": skipped,
+        "findings": findings,
+        "files_not_checked": problems,
+    }
+    if args.format == "json":
+        json.dump({"files": results, "summary": summary}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(results, summary)
+    return 1 if findings or problems else 0
+
+
+def _print_text(results: list[dict[str, object]], summary: dict[str, int]) -> None:
+    out = sys.stdout
+    for result in results:
+        if result["status"] != "ok":
+            out.write(f"{result['path']}: {result['status']}: {result['reason']}\n")
+        for f in result.get("findings", []):  # type: ignore[attr-defined]
+            out.write(f"{result['path']}:{f['line']}:{f['col'] + 1}: {f['code']} {f['message']}\n")
+    if summary["findings"] or summary["files_not_checked"]:
+        sys.stderr.write(
+            f"{summary['findings']} finding(s) in {summary['files_checked']} file(s); "
+            f"{summary['files_not_checked']} file(s) could not be checked\n"
+        )
