@@ -15,11 +15,12 @@ from functools import partial
 from typing import ClassVar
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from rebalance_codemods.api import ManualSite
+from rebalance_codemods.clients import CONFLUENT, LISTENER_CLIENTS
 from rebalance_codemods.confluent import plan_confluent
 from rebalance_codemods.listeners import plan_listeners
 from rebalance_codemods.meta import PROVIDERS, Index, Meta, build_index
@@ -27,6 +28,8 @@ from rebalance_codemods.plan import Edit, Plan, Replacement, apply
 
 MANUAL_KEY = "rebalance_codemods.manual"
 SITES_KEY = "rebalance_codemods.sites"
+
+CLIENT_PACKAGES = frozenset(c.package for c in (*LISTENER_CLIENTS, CONFLUENT))
 
 Planner = Callable[[cst.Module, Meta, Index], Plan]
 
@@ -57,6 +60,8 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         meta = Meta(self.get_metadata)
         index = build_index(tree)
+        if not index.packages & CLIENT_PACKAGES:
+            raise SkipFile("imports no Kafka client")
         plan = Plan()
         for planner in self.PLANNERS:
             plan.merge(planner(tree, meta, index))

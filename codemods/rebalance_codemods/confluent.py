@@ -261,7 +261,7 @@ def _method(fn: cst.FunctionDef, name: str, protocol: str, first: bool) -> cst.F
 
 
 def _resubscribe(node: cst.CSTNode, subscribe: str, class_name: str) -> Replacement:
-    """``c.subscribe(topics, on_assign=f, ...)`` -> ``subscribe(c, topics, RebalanceCallbacks())``."""
+    """``c.subscribe(topics, on_assign=f)`` -> ``subscribe(c, topics, RebalanceCallbacks())``."""
     assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
     topics_index = find_arg(node.args, "topics", 0)
     assert topics_index is not None

@@ -8,7 +8,7 @@ result that would not parse is treated as a crash and never written.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod import CodemodContext
+from libcst.codemod import CodemodContext, SkipFile
 from rebalance_lint.api import MAX_SOURCE_BYTES, mentions_kafka
 from rebalance_lint.source import Unparsable, decode
 
@@ -33,10 +33,7 @@ def migrate_bytes(source: bytes, filename: str) -> MigrationResult:
         return MigrationResult("too_large", reason="too deeply nested for LibCST")
     context = CodemodContext(filename=filename)
     try:
-        new_module = MigrateRebalanceListeners(context).transform_module(module)
-        new_source = new_module.bytes
-        if new_source != source:
-            cst.parse_module(new_source)  # never hand out code that does not parse
+        new_source = _transform(module, context)
     except Exception as exc:  # a codemod bug must be a status, not a failed run
         return MigrationResult("crashed", reason=f"{type(exc).__name__}: {_one_line(exc)}")
     manual: list[ManualSite] = context.scratch.get(MANUAL_KEY, [])
@@ -46,6 +43,17 @@ def migrate_bytes(source: bytes, filename: str) -> MigrationResult:
         migrated_sites=int(context.scratch.get(SITES_KEY, 0)),
         manual=tuple(sorted(set(manual), key=lambda m: (m.line, m.reason))),
     )
+
+
+def _transform(module: cst.Module, context: CodemodContext) -> bytes:
+    """The migrated bytes (the input's when nothing applies); raises if they would not parse."""
+    try:
+        new_source = MigrateRebalanceListeners(context).transform_module(module).bytes
+    except SkipFile:
+        return module.bytes
+    if new_source != module.bytes:
+        cst.parse_module(new_source)  # never hand out code that does not parse
+    return new_source
 
 
 def _one_line(exc: BaseException) -> str:
