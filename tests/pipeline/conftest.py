@@ -1,0 +1,34 @@
+"""One SparkSession for the whole pipeline test session (starting a JVM costs seconds)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from rebalance_scan.scan import ScanResult
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_FLEET = ROOT / "examples" / "fleet"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    pytest.importorskip("pyspark", reason="the [spark] extra is not installed")
+    from rebalance_scan.session import spark_session
+
+    session = spark_session("local[1]")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def fleet_scan(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> ScanResult:
+    """The example fleet scanned once on ``local[1]``; tests compare other scans with it."""
+    from tests.pipeline.helpers import run_scan
+
+    return run_scan(spark, tmp_path_factory.mktemp("fleet") / "out", fleets=[str(EXAMPLE_FLEET)])
