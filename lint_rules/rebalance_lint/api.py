@@ -12,7 +12,12 @@ MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 #: A file can involve a Kafka client only if its bytes contain one of these (all lowercase ASCII).
 KAFKA_MARKERS = (
-    b"kafka", b"rebalance_guard", b"on_partitions_", b"on_assign", b"on_revoke", b"on_lost"
+    b"kafka",
+    b"rebalance_guard",
+    b"on_partitions_",
+    b"on_assign",
+    b"on_revoke",
+    b"on_lost",
 )
 
 

@@ -74,7 +74,9 @@ def run(argv: Sequence[str]) -> int:
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():
-            results.append({"path": given, "status": "unreadable", "reason": "no such file or directory"})
+            results.append(
+                {"path": given, "status": "unreadable", "reason": "no such file or directory"}
+            )
             problems += 1
             continue
         for path in iter_python_files(root):

@@ -68,9 +68,7 @@ def without_suppressed(findings: Iterable[Finding], text: str) -> tuple[Finding,
         return ()
     groups = _line_groups(text, lines)
     return tuple(
-        f
-        for f in kept
-        if not is_suppressed(f.code, groups.get(f.line) or _physical(lines, f.line))
+        f for f in kept if not is_suppressed(f.code, groups.get(f.line) or _physical(lines, f.line))
     )
 
 

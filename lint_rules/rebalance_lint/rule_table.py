@@ -15,13 +15,14 @@ MIGRATE = "(fixable: rebalance-guard migrate)"
 
 @dataclass(frozen=True)
 class Rule:
-    """One KRB code. ``template`` is ``str.format``-ed with the rule's fields; it ends with the fix."""
+    """One KRB code; ``template`` is ``str.format``-ed with the fields and ends with the fix."""
 
     code: str
     name: str
     template: str
     fixable: bool
     rationale: str
+    fix: str
     invalid: str
     valid: str
 
@@ -44,7 +45,12 @@ RULES: tuple[Rule, ...] = (
             "subscription or assignment from the callback corrupts the rebalance in progress. "
             "KIP-1306 leaves these methods off the `RebalanceConsumer` view."
         ),
-        invalid='''\
+        fix=(
+            "Move polling, closing and subscription changes out of the callback: do them in "
+            "the poll loop after `poll()` returns. Inside the callback use only what the view"
+            " offers (commit, seek, position, pause, ...)."
+        ),
+        invalid="""\
 from confluent_kafka import Consumer
 
 def on_revoke(consumer, partitions):
@@ -52,8 +58,8 @@ def on_revoke(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_revoke=on_revoke)
-''',
-        valid='''\
+""",
+        valid="""\
 from confluent_kafka import Consumer
 
 def on_revoke(consumer, partitions):
@@ -61,7 +67,7 @@ def on_revoke(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_revoke=on_revoke)
-''',
+""",
     ),
     Rule(
         code="KRB102",
@@ -77,7 +83,12 @@ c.subscribe(["orders"], on_revoke=on_revoke)
             "mid-rebalance. Storing either in an attribute, a global, a container or a closure "
             "that outlives the callback turns a later call into an error or a race."
         ),
-        invalid='''\
+        fix=(
+            "Copy what you need (partitions, positions, offsets) into your own state inside "
+            "the callback; never keep the consumer or the view, or a closure or bound method "
+            "that holds it."
+        ),
+        invalid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -86,8 +97,8 @@ class Listener(RebalanceListener):
 
     def on_partitions_revoked(self, partitions, consumer):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -96,7 +107,7 @@ class Listener(RebalanceListener):
 
     def on_partitions_revoked(self, partitions, consumer):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB103",
@@ -112,7 +123,12 @@ class Listener(RebalanceListener):
             "from the previous offset, so records are processed twice. confluent-kafka's bare "
             "`commit()` is asynchronous by default."
         ),
-        invalid='''\
+        fix=(
+            "Commit synchronously in the revocation callback: `commit()` on kafka-python and "
+            "on the rebalance_guard views, `commit(asynchronous=False)` on raw "
+            "confluent-kafka."
+        ),
+        invalid="""\
 from confluent_kafka import Consumer
 
 def on_revoke(consumer, partitions):
@@ -120,8 +136,8 @@ def on_revoke(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions: None)
-''',
-        valid='''\
+""",
+        valid="""\
 from confluent_kafka import Consumer
 
 def on_revoke(consumer, partitions):
@@ -129,7 +145,7 @@ def on_revoke(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions: None)
-''',
+""",
     ),
     Rule(
         code="KRB104",
@@ -146,7 +162,11 @@ c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions
             "confluent-kafka delivers lost partitions to `on_revoke` when no `on_lost` is given, "
             "so a committing revoke also runs on loss."
         ),
-        invalid='''\
+        fix=(
+            "Do not commit for lost partitions: override `on_partitions_lost` (or pass "
+            "`on_lost=`) with a callback that discards state instead of committing."
+        ),
+        invalid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -155,8 +175,8 @@ class Listener(RebalanceListener):
 
     def on_partitions_assigned(self, partitions, consumer):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -168,7 +188,7 @@ class Listener(RebalanceListener):
 
     def on_partitions_lost(self, partitions, consumer):
         pass  # owned elsewhere already: nothing to commit
-''',
+""",
     ),
     Rule(
         code="KRB105",
@@ -186,7 +206,12 @@ class Listener(RebalanceListener):
             "rebalance_guard runs the callback on a worker thread and hands it a view on which "
             "these calls work."
         ),
-        invalid='''\
+        fix=(
+            "Derive from `rebalance_guard.kafka_python.RebalanceListener` and call the "
+            "consumer methods on the view the callback receives; rebalance_guard runs the "
+            "callback where blocking calls work."
+        ),
+        invalid="""\
 from kafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -198,8 +223,8 @@ class Listener(ConsumerRebalanceListener):
 
     def on_partitions_assigned(self, assigned):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -211,7 +236,7 @@ class Listener(RebalanceListener):
 
     def on_partitions_lost(self, partitions, consumer):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB106",
@@ -226,7 +251,11 @@ class Listener(RebalanceListener):
             "coroutines. Calling one without `await` creates a coroutine object and drops it: "
             "nothing is committed or moved, and the only trace is a RuntimeWarning."
         ),
-        invalid='''\
+        fix=(
+            "`await` every aiokafka consumer coroutine; a callback that needs one must be "
+            "`async def`."
+        ),
+        invalid="""\
 from aiokafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -238,8 +267,8 @@ class Listener(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from aiokafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -251,7 +280,7 @@ class Listener(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB107",
@@ -268,14 +297,18 @@ class Listener(ConsumerRebalanceListener):
             "silently stops working after the first rebalance unless the assigned callback "
             "pauses again."
         ),
-        invalid='''\
+        fix=(
+            "Remember what you paused and pause it again in `on_partitions_assigned` (or "
+            "`on_assign`), or use the cooperative protocol."
+        ),
+        invalid="""\
 from kafka import KafkaConsumer
 
 consumer = KafkaConsumer(group_id="g")
 consumer.subscribe(["orders"])
 consumer.pause(*consumer.assignment())
-''',
-        valid='''\
+""",
+        valid="""\
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 
 paused = set()
@@ -290,7 +323,7 @@ class Repause(ConsumerRebalanceListener):
 consumer = KafkaConsumer(group_id="g")
 consumer.subscribe(["orders"], listener=Repause())
 consumer.pause(*consumer.assignment())
-''',
+""",
     ),
     Rule(
         code="KRB108",
@@ -305,7 +338,11 @@ consumer.pause(*consumer.assignment())
             "aiokafka) heartbeats; sleeping or doing synchronous network I/O there stretches the "
             "rebalance for the whole group and can exceed `max.poll.interval.ms`."
         ),
-        invalid='''\
+        fix=(
+            "Keep callbacks short: hand slow work to a worker (and wait for it outside the "
+            "rebalance), use `await asyncio.sleep` in async code."
+        ),
+        invalid="""\
 import time
 from confluent_kafka import Consumer
 
@@ -314,8 +351,8 @@ def on_assign(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_assign=on_assign)
-''',
-        valid='''\
+""",
+        valid="""\
 import time
 from confluent_kafka import Consumer
 
@@ -324,7 +361,7 @@ def on_assign(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_assign=on_assign)
-''',
+""",
     ),
     Rule(
         code="KRB109",
@@ -338,7 +375,12 @@ c.subscribe(["orders"], on_assign=on_assign)
             "another client fails with TypeError at the first rebalance, or silently swaps the "
             "consumer and the partitions."
         ),
-        invalid='''\
+        fix=(
+            "Match the client's calling convention: `(partitions)` for kafka-python/aiokafka "
+            "listeners, `(consumer, partitions)` for confluent callbacks, `(partitions, "
+            "consumer)` for rebalance_guard listeners."
+        ),
+        invalid="""\
 from kafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -347,8 +389,8 @@ class Listener(ConsumerRebalanceListener):
 
     def on_partitions_assigned(self, assigned):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from kafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -357,7 +399,7 @@ class Listener(ConsumerRebalanceListener):
 
     def on_partitions_assigned(self, assigned):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB110",
@@ -373,7 +415,11 @@ class Listener(ConsumerRebalanceListener):
             "KIP-1306 view, where assignment belongs to the client and offsets are set with "
             "`seek()`. A separate code, so teams staying on raw confluent can disable it."
         ),
-        invalid='''\
+        fix=(
+            "Set start offsets with `seek()` on the rebalance_guard view; the adapter assigns"
+            " the partitions itself."
+        ),
+        invalid="""\
 from confluent_kafka import Consumer
 
 def on_assign(consumer, partitions):
@@ -383,8 +429,8 @@ def on_assign(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_assign=on_assign)
-''',
-        valid='''\
+""",
+        valid="""\
 from confluent_kafka import Consumer
 
 def on_assign(consumer, partitions):
@@ -392,7 +438,7 @@ def on_assign(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_assign=on_assign)
-''',
+""",
     ),
     Rule(
         code="KRB201",
@@ -407,7 +453,11 @@ c.subscribe(["orders"], on_assign=on_assign)
             "receive the full consumer through their constructor and can call anything on it "
             "at any time. KIP-1306 callbacks receive a restricted view instead."
         ),
-        invalid='''\
+        fix=(
+            "Run `rebalance-guard migrate PATH`: the listener becomes a rebalance_guard "
+            "`RebalanceListener` that uses the view it receives."
+        ),
+        invalid="""\
 from kafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -419,8 +469,8 @@ class Listener(ConsumerRebalanceListener):
 
     def on_partitions_assigned(self, assigned):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -429,14 +479,15 @@ class Listener(RebalanceListener):
 
     def on_partitions_assigned(self, partitions, consumer):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB202",
         name="one-argument-listener",
         template=(
             "{cls} is a one-argument {client} listener: derive from "
-            "rebalance_guard.{module}.RebalanceListener with (partitions, consumer) methods " + MIGRATE
+            "rebalance_guard.{module}.RebalanceListener with (partitions, consumer) methods "
+            + MIGRATE
         ),
         fixable=True,
         rationale=(
@@ -444,7 +495,12 @@ class Listener(RebalanceListener):
             "rebalance_guard base keeps the client's method names and adds the view as the "
             "second argument."
         ),
-        invalid='''\
+        fix=(
+            "Run `rebalance-guard migrate PATH`: the class derives from "
+            "`rebalance_guard.<client>.RebalanceListener` with `(partitions, consumer)` "
+            "methods."
+        ),
+        invalid="""\
 from aiokafka import ConsumerRebalanceListener
 
 class Listener(ConsumerRebalanceListener):
@@ -453,8 +509,8 @@ class Listener(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned):
         pass
-''',
-        valid='''\
+""",
+        valid="""\
 from rebalance_guard.aiokafka import RebalanceListener
 
 class Listener(RebalanceListener):
@@ -463,7 +519,7 @@ class Listener(RebalanceListener):
 
     async def on_partitions_assigned(self, partitions, consumer):
         pass
-''',
+""",
     ),
     Rule(
         code="KRB203",
@@ -475,7 +531,11 @@ class Listener(RebalanceListener):
             "`set_rebalance_listener(consumer, listener)` is legal before or after "
             "`subscribe()` and hands every callback a view."
         ),
-        invalid='''\
+        fix=(
+            "Run `rebalance-guard migrate PATH`: the listener is registered with "
+            "`set_rebalance_listener` (or `rebalance_guard.confluent_kafka.subscribe`)."
+        ),
+        invalid="""\
 from confluent_kafka import Consumer
 
 def on_assign(consumer, partitions):
@@ -483,8 +543,8 @@ def on_assign(consumer, partitions):
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_assign=on_assign)
-''',
-        valid='''\
+""",
+        valid="""\
 from confluent_kafka import Consumer
 from rebalance_guard.confluent_kafka import RebalanceListener, set_rebalance_listener
 
@@ -495,7 +555,7 @@ class Listener(RebalanceListener):
 c = Consumer({"group.id": "g"})
 set_rebalance_listener(c, Listener())
 c.subscribe(["orders"])
-''',
+""",
     ),
 )
 

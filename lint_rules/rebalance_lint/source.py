@@ -43,7 +43,7 @@ def decode(source: bytes) -> str | Unparsable:
         return Unparsable(
             "decode_error",
             f"cannot decode line {line} as {encoding}: {exc.reason} "
-            f"(byte {source[exc.start:exc.start + 1]!r}); declare the encoding with a "
+            f"(byte {source[exc.start : exc.start + 1]!r}); declare the encoding with a "
             f"'# -*- coding: ... -*-' line or save the file as UTF-8",
         )
     except LookupError as exc:  # defensive: detect_encoding already validated the codec

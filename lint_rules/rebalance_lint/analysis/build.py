@@ -15,6 +15,7 @@ from rebalance_lint.analysis.model import (
     Callback,
     ListenerClass,
     MethodCall,
+    Origin,
     Registration,
     consumerish,
     dotted,
@@ -50,9 +51,10 @@ def analyse(tree: ast.Module, text: str) -> Analysis:
     def is_consumer(call: MethodCall) -> bool:
         classes = hierarchy.ancestry(call.scope.cls) if call.scope.cls is not None else []
         func = call.call.func
-        return isinstance(func, ast.Attribute) and consumers.client_of(
-            func.value, call.scope, classes
-        )[0]
+        return (
+            isinstance(func, ast.Attribute)
+            and consumers.client_of(func.value, call.scope, classes)[0]
+        )
 
     return Analysis(
         text=text,
@@ -127,14 +129,18 @@ class _Builder:
             self._injection_evidence(listener, instantiation, reg)
         return True
 
-    def _injection_evidence(self, listener: ListenerClass, call: ast.Call, reg: Registration) -> None:
+    def _injection_evidence(
+        self, listener: ListenerClass, call: ast.Call, reg: Registration
+    ) -> None:
         """``L(consumer)`` where ``consumer`` is the subscribing consumer: mark the attribute."""
         init = listener.methods.get("__init__")
         if init is None or reg.receiver is None:
             return
         params = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
         passed = {
-            params[i] for i, arg in enumerate(call.args) if i < len(params) and dotted(arg) == reg.receiver
+            params[i]
+            for i, arg in enumerate(call.args)
+            if i < len(params) and dotted(arg) == reg.receiver
         } | {kw.arg for kw in call.keywords if kw.arg and dotted(kw.value) == reg.receiver}
         for attr, param in _stored_params(init, self.facts):
             if param in passed:
@@ -163,9 +169,8 @@ class _Builder:
 
     @staticmethod
     def _add_kind(callback: Callback, kind: str, via: str) -> None:
-        if kind == "lost":
-            if "lost" not in callback.kinds or not via:
-                callback.lost_via = via
+        if kind == "lost" and ("lost" not in callback.kinds or not via):
+            callback.lost_via = via
         callback.kinds.add(kind)  # type: ignore[arg-type]
 
     # -- callbacks from listener classes, helpers, receivers -------------------------
@@ -234,7 +239,11 @@ class _Builder:
                     offset = 1 if is_method else 0
                     params = [a.arg for a in [*func.args.posonlyargs, *func.args.args][offset:]]
                     for i, arg in enumerate(node.args):
-                        if i < len(params) and isinstance(arg, ast.Name) and arg.id in consumer_names:
+                        if (
+                            i < len(params)
+                            and isinstance(arg, ast.Name)
+                            and arg.id in consumer_names
+                        ):
                             callee.passed_consumer.add(params[i])
                 for kind in sorted(caller.kinds):
                     if kind not in callee.kinds:
@@ -258,8 +267,8 @@ class _Builder:
             return (found, True) if found is not None and found is not caller.func else None
         return None
 
-    def _receivers(self, callback: Callback) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def _receivers(self, callback: Callback) -> dict[str, Origin]:
+        out: dict[str, Origin] = {}
         param = callback.consumer_param()
         for name in ({param} if param else set()) | callback.passed_consumer:
             out[name] = "param"

@@ -134,9 +134,12 @@ def _on_assign(node: ast.Assign | ast.AnnAssign, scope: Scope, facts: Facts) -> 
             isinstance(target, ast.Attribute | ast.Name) and isinstance(value, ast.Name)
         ):
             facts.bindings.append((target, value, scope))
-        elif scope is facts.module and isinstance(target, ast.Name):
-            if isinstance(value, ast.Attribute | ast.Name):
-                facts.imports.add_alias(target.id, value)
+        elif (
+            scope is facts.module
+            and isinstance(target, ast.Name)
+            and isinstance(value, ast.Attribute | ast.Name)
+        ):
+            facts.imports.add_alias(target.id, value)
 
 
 def _enter_function(node: FunctionNode | ast.Lambda, scope: Scope, facts: Facts) -> Scope:

@@ -96,10 +96,9 @@ class Consumers:
             self_name = self._facts.scope_of[method].self_name
             for stmt in method.body:
                 if isinstance(stmt, ast.Return) and stmt.value is not None:
-                    path = dotted(stmt.value)
-                    if path and path.partition(".")[0] == self_name:
-                        if path.partition(".")[2] in attrs:
-                            attrs[name] = attrs[path.partition(".")[2]]
+                    head, _, attr = (dotted(stmt.value) or "").partition(".")
+                    if head == self_name and attr in attrs:
+                        attrs[name] = attrs[attr]
 
     # -- queries --------------------------------------------------------------------
     def class_attrs(self, classes: list[ast.ClassDef]) -> dict[str, Client | None]:
@@ -127,9 +126,9 @@ class Consumers:
                         out.setdefault(arg.arg, client)
         return out
 
-    def client_of(self, expr: ast.expr, scope: Scope, classes: list[ast.ClassDef]) -> tuple[
-        bool, Client | None
-    ]:
+    def client_of(
+        self, expr: ast.expr, scope: Scope, classes: list[ast.ClassDef]
+    ) -> tuple[bool, Client | None]:
         """(is a known consumer?, client) for a receiver such as ``consumer`` or ``self._c``."""
         path = dotted(expr)
         if path is None:
@@ -162,8 +161,10 @@ def param_named(scope: Scope, name: str) -> ast.arg | None:
 
 def _is_property(method: FunctionNode) -> bool:
     for decorator in method.decorator_list:
-        name = decorator.attr if isinstance(decorator, ast.Attribute) else (
-            decorator.id if isinstance(decorator, ast.Name) else ""
+        name = (
+            decorator.attr
+            if isinstance(decorator, ast.Attribute)
+            else (decorator.id if isinstance(decorator, ast.Name) else "")
         )
         if name in _PROPERTY_DECORATORS:
             return True

@@ -74,7 +74,7 @@ class Hierarchy:
                 continue
             found = client_listener_base(qualname)
             if found is not None:
-                client, is_async = found
+                client = found[0]
                 # kafka-python 3's bases default on_partitions_lost to on_partitions_revoked;
                 # aiokafka has no lost callback at all.
                 return BaseInfo(client, "legacy", True, client == "kafka_python")

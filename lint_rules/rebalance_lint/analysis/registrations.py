@@ -66,13 +66,13 @@ def find_sites(
     return registrations, pauses, subscribes
 
 
-def _only_listener_client(facts: Facts) -> Client | None | bool:
+def _only_listener_client(facts: Facts) -> Client | bool | None:
     """The one listener-taking client the file imports; False when it imports none."""
-    imported: list[Client] = [
-        client
-        for client, top in (("kafka_python", "kafka"), ("aiokafka", "aiokafka"))
-        if facts.imports.imports_package(top)
-    ]
+    candidates: tuple[tuple[Client, str], ...] = (
+        ("kafka_python", "kafka"),
+        ("aiokafka", "aiokafka"),
+    )
+    imported = [client for client, top in candidates if facts.imports.imports_package(top)]
     if not imported:
         return False
     return imported[0] if len(imported) == 1 else None
@@ -100,7 +100,7 @@ def _guard_site(
 
 
 def _subscribe_site(
-    call: ast.Call, scope: Scope, client: Client | None, known: bool, only: Client | None | bool
+    call: ast.Call, scope: Scope, client: Client | None, known: bool, only: Client | bool | None
 ) -> Registration | None:
     roles: dict[str, ast.expr] = {}
     anchor: ast.AST | None = None
@@ -115,14 +115,12 @@ def _subscribe_site(
         if client not in (None, "confluent"):
             return None
         client = "confluent"
-    elif client == "confluent":
-        if "listener" in roles:
-            return None  # not confluent's signature: not a Kafka subscribe we understand
-    elif "listener" in roles or len(call.args) >= 3:
-        if client is None:
-            if only is False or not (known or "listener" in roles):
-                return None  # a subscribe() of something else (pub/sub, RxPY, ...)
-            client = only if isinstance(only, str) else None
+    elif client == "confluent" and "listener" in roles:
+        return None  # not confluent's signature: not a Kafka subscribe we understand
+    elif client is None and ("listener" in roles or len(call.args) >= 3):
+        if only is False or not (known or "listener" in roles):
+            return None  # a subscribe() of something else (pub/sub, RxPY, ...)
+        client = only if isinstance(only, str) else None
     if client == "confluent":
         for role, arg in zip(_CONFLUENT_POSITIONAL, call.args[1:], strict=False):
             roles.setdefault(role, arg)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.model import Analysis, Callback
+from rebalance_lint.analysis.model import Analysis, Callback, dotted
 from rebalance_lint.analysis.walk import body_nodes, nested_nodes
 from rebalance_lint.rules.registry import Hit, on
 
@@ -63,7 +63,9 @@ def _holds(expr: ast.expr, names: set[str], closures: set[str], deferred: bool =
         func = expr.func
         func_name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if func_name == "partial":
-            return any(_holds(a, names, closures) for a in [*expr.args, *(k.value for k in expr.keywords)])
+            return any(
+                _holds(a, names, closures) for a in [*expr.args, *(k.value for k in expr.keywords)]
+            )
         if deferred and isinstance(func, ast.Attribute):  # create_task(consumer.commit())
             return isinstance(func.value, ast.Name) and func.value.id in names
     return False
@@ -97,7 +99,9 @@ def stored(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hi
         elif isinstance(target, ast.Name) and target.id in _declared_global(callback):
             how = f"stored in global {target.id}"
         if how is not None:
-            yield Hit(node, "KRB102", {"what": _what(callback), "callback": callback.label, "how": how})
+            yield Hit(
+                node, "KRB102", {"what": _what(callback), "callback": callback.label, "how": how}
+            )
 
 
 @on(ast.Call)
@@ -116,9 +120,8 @@ def handed_off(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterato
         deferred = True
     else:
         return
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        if func.value.id in names:
-            return  # a method of the consumer itself
+    if isinstance(func, ast.Attribute) and dotted(func.value) in names:
+        return  # a method of the consumer itself
     closures = _closures(callback, names)
     values = [*node.args, *(kw.value for kw in node.keywords)]
     if any(_holds(v, names, closures, deferred) for v in values):

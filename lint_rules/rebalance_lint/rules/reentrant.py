@@ -10,7 +10,9 @@ from rebalance_lint.analysis.model import Analysis, Callback, dotted
 from rebalance_lint.rules.registry import Hit, consumer_method, on
 
 _WHY = {
-    **dict.fromkeys(("poll", "consume", "getone", "getmany"), "(re-entrant poll inside the rebalance)"),
+    **dict.fromkeys(
+        ("poll", "consume", "getone", "getmany"), "(re-entrant poll inside the rebalance)"
+    ),
     **dict.fromkeys(("close", "stop"), "(closes the consumer mid-rebalance)"),
     "start": "(restarts the consumer mid-rebalance)",
     **dict.fromkeys(
@@ -35,10 +37,16 @@ def forbidden_call(node: ast.AST, callback: Callback, analysis: Analysis) -> Ite
         return
     method = found[0]
     if callback.api == "confluent" and method in _CONFLUENT_ASSIGNMENT:
-        fields = {"method": method, "callback": callback.label, "fix": _CONFLUENT_ASSIGNMENT[method]}
+        fields = {
+            "method": method,
+            "callback": callback.label,
+            "fix": _CONFLUENT_ASSIGNMENT[method],
+        }
         yield Hit(node, "KRB110", fields)
         return
-    yield Hit(node, "KRB101", {"method": f"{method}()", "callback": callback.label, "why": _WHY[method]})
+    yield Hit(
+        node, "KRB101", {"method": f"{method}()", "callback": callback.label, "why": _WHY[method]}
+    )
 
 
 @on(ast.For, ast.AsyncFor)
