@@ -37,7 +37,7 @@ def plan_confluent(module: cst.Module, meta: Meta, index: Index) -> Plan:
     plan = Plan()
     if CONFLUENT.package not in index.packages:
         return plan
-    taken = names_in(module)
+    taken = set(index.names)
     for call in index.method_calls.get("subscribe", []):
         positions = [find_arg(call.args, kw, i + 1) for i, kw in enumerate(CONFLUENT_CALLBACKS)]
         if all(p is None for p in positions):
@@ -88,9 +88,9 @@ def _plan_site(
         if reason is not None:
             return reason
     scope = meta.scope(module)
-    listener = guard_name(scope, CONFLUENT.guard_module, "RebalanceListener", plan)
-    protocol = guard_name(scope, CONFLUENT.guard_module, "RebalanceConsumer", plan)
-    subscribe = guard_name(scope, CONFLUENT.guard_module, "subscribe", plan)
+    listener = guard_name(scope, taken, CONFLUENT.guard_module, "RebalanceListener", plan)
+    protocol = guard_name(scope, taken, CONFLUENT.guard_module, "RebalanceConsumer", plan)
+    subscribe = guard_name(scope, taken, CONFLUENT.guard_module, "subscribe", plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
     assert block is not None

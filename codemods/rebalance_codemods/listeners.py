@@ -159,8 +159,9 @@ def _plan_subscribe(
     site = Plan()
     line = meta.parent(meta.parent(call) or call)
     assert isinstance(line, cst.SimpleStatementLine)
+    scope = meta.scope(facts.module)
     setter = guard_name(
-        meta.scope(facts.module), client.guard_module, "set_rebalance_listener", site
+        scope, facts.index.names, client.guard_module, "set_rebalance_listener", site
     )
     site.edit(line, lambda node: _split_subscribe(node, setter))
     site.sites += 1
@@ -281,10 +282,12 @@ def _plan_class(cls: cst.ClassDef, client: Client, facts: _Files, plan: Plan) ->
     if reason is not None:
         return reason
     base = cls.bases[0]
-    listener_name = guard_name(scope, client.guard_module, "RebalanceListener", plan)
+    listener_name = guard_name(
+        scope, facts.index.names, client.guard_module, "RebalanceListener", plan
+    )
     plan.edit(base, lambda node: node.with_changes(value=cst.Name(listener_name)))
     plan.unused_import_nodes.append(base.value)
-    protocol = guard_name(scope, client.guard_module, "RebalanceConsumer", plan)
+    protocol = guard_name(scope, facts.index.names, client.guard_module, "RebalanceConsumer", plan)
     for fn, view in views.items():
         param = cst.Param(
             name=cst.Name(view), annotation=cst.Annotation(annotation=cst.Name(protocol))

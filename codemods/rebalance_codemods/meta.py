@@ -79,6 +79,7 @@ class Index:
     attributes: dict[str, list[cst.Attribute]] = field(default_factory=dict)
     packages: set[str] = field(default_factory=set)
     functions: list[cst.FunctionDef] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)  # every name the file binds or uses
 
 
 class _Indexer(cst.CSTVisitor):
@@ -99,13 +100,15 @@ class _Indexer(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.index.attributes.setdefault(node.attr.value, []).append(node)
 
-    def visit_Import(self, node: cst.Import) -> None:
+    def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             self.index.packages.add(_top(alias.name))
+        return False  # ``import kafka.consumer`` uses no attribute named ``consumer``
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if node.module is not None and not node.relative:
             self.index.packages.add(_top(node.module))
+        return False
 
 
 def _top(name: cst.Attribute | cst.Name) -> str:
@@ -115,6 +118,9 @@ def _top(name: cst.Attribute | cst.Name) -> str:
 
 
 def build_index(module: cst.Module) -> Index:
+    from rebalance_codemods.names import names_in
+
     indexer = _Indexer()
     module.visit(indexer)
+    indexer.index.names = names_in(module)
     return indexer.index

@@ -10,25 +10,27 @@ from rebalance_codemods.plan import Plan
 VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
 
 
-def guard_name(scope: Scope | None, module: str, obj: str, plan: Plan) -> str:
+def guard_name(scope: Scope | None, taken: set[str], module: str, obj: str, plan: Plan) -> str:
     """Schedule ``from module import obj`` and return the name to use for it.
 
-    A module-level name that already means something else (the aiokafka docs call their own
-    listener class ``RebalanceListener``) gets the import aliased instead of shadowed.
+    A name the file already uses for something else, anywhere (the aiokafka docs call their
+    own listener class ``RebalanceListener``; a function may have a local ``subscribe``),
+    gets the import aliased instead of shadowed.
     """
     wanted = f"{module}.{obj}"
-    local = obj
-    if scope is not None:
-        candidates = [obj, f"Guard{obj}", f"RebalanceGuard{obj}"]
-        for candidate in candidates:
-            if candidate not in scope:
-                local = candidate
-                break
-            if {q.name for q in scope.get_qualified_names_for(candidate)} == {wanted}:
-                local = candidate
-                break
-        else:
-            local = f"_rg_{obj}"
+    local = f"_rg_{obj}"
+    prefixes = ("Guard", "RebalanceGuard") if obj[:1].isupper() else ("guard_", "rebalance_guard_")
+    for candidate in (obj, *(prefix + obj for prefix in prefixes)):
+        if candidate not in taken:
+            local = candidate
+            break
+        if (
+            scope is not None
+            and candidate in scope
+            and {q.name for q in scope.get_qualified_names_for(candidate)} == {wanted}
+        ):
+            local = candidate
+            break
     plan.imports.add((module, obj, None if local == obj else local))
     return local
 
