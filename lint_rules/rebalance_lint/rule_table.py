@@ -366,7 +366,7 @@ c.subscribe(["orders"], on_assign=on_assign)
     Rule(
         code="KRB109",
         name="callback-signature",
-        template="{callback} {problem}; {fix}",
+        template="{callback} has the wrong signature for {client}: {problem}; {fix}",
         fixable=False,
         rationale=(
             "Each client calls its callbacks with fixed arguments: kafka-python and aiokafka "

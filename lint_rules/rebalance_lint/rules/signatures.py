@@ -17,6 +17,15 @@ from rebalance_lint.analysis.model import (
 from rebalance_lint.rules.registry import Hit, per_file
 
 
+def _convention(callback: Callback) -> str:
+    if callback.api == "guard":
+        return "a rebalance_guard listener"
+    if callback.api == "confluent":
+        return "a confluent-kafka callback"
+    client = CLIENT_LABEL[callback.client] if callback.client else "a client"
+    return f"a {client} listener"
+
+
 def _shape(sig: Signature) -> str:
     return "(" + ", ".join(sig.names) + (", *args" if sig.varargs else "") + ")"
 
@@ -28,13 +37,13 @@ def _legacy(callback: Callback, sig: Signature) -> tuple[str, str] | None:
     module = GUARD_MODULE[callback.client] if callback.client else "<client>"
     if len(sig.names) >= 2 and consumerish(sig.names[0]):
         return (
-            f"is written confluent-style {_shape(sig)} but {client} calls listener methods "
-            "with (partitions) only",
+            f"written confluent-style {_shape(sig)}, but {client} listener methods get "
+            "(partitions) only",
             f"take only the partitions, or derive from rebalance_guard.{module}.RebalanceListener "
             "and take (partitions, consumer)",
         )
     return (
-        f"takes {_shape(sig)} but {client} calls it with (partitions)",
+        f"takes {_shape(sig)}, called with (partitions)",
         "take exactly one argument, the partitions",
     )
 
@@ -42,13 +51,13 @@ def _legacy(callback: Callback, sig: Signature) -> tuple[str, str] | None:
 def _guard(sig: Signature) -> tuple[str, str] | None:
     if len(sig.names) >= 2 and consumerish(sig.names[0]) and partitionish(sig.names[1]):
         return (
-            f"takes {_shape(sig)} but rebalance_guard passes (partitions, consumer)",
+            f"takes {_shape(sig)}, called with (partitions, consumer)",
             "swap the parameters (KIP-1306 order: partitions first)",
         )
     if sig.accepts(2) or (len(sig.names) == 1 and sig.accepts(1)):
         return None
     return (
-        f"takes {_shape(sig)} but rebalance_guard calls it with (partitions, consumer)",
+        f"takes {_shape(sig)}, called with (partitions, consumer)",
         "take (partitions, consumer)",
     )
 
@@ -56,13 +65,13 @@ def _guard(sig: Signature) -> tuple[str, str] | None:
 def _confluent(sig: Signature) -> tuple[str, str] | None:
     if len(sig.names) >= 2 and partitionish(sig.names[0]) and consumerish(sig.names[1]):
         return (
-            f"takes {_shape(sig)} but confluent-kafka passes (consumer, partitions)",
+            f"takes {_shape(sig)}, called with (consumer, partitions)",
             "swap the parameters",
         )
     if sig.accepts(2):
         return None
     return (
-        f"takes {_shape(sig)} but confluent-kafka calls it with (consumer, partitions)",
+        f"takes {_shape(sig)}, called with (consumer, partitions)",
         "take (consumer, partitions)",
     )
 
@@ -85,5 +94,10 @@ def wrong_signature(analysis: Analysis) -> Iterator[Hit]:
             else:
                 problem = _confluent(sig)
             if problem is not None:
-                fields = {"callback": callback.label, "problem": problem[0], "fix": problem[1]}
+                fields = {
+                    "callback": callback.label,
+                    "client": _convention(callback),
+                    "problem": problem[0],
+                    "fix": problem[1],
+                }
                 yield Hit(where if bound else callback.func, "KRB109", fields)

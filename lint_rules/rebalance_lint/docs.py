@@ -1,0 +1,106 @@
+"""Generate the README rule table and ``docs/rules/KRBnnn.md`` from the rule table.
+
+``python -m rebalance_lint.docs --write`` regenerates; ``--check`` (and the test suite)
+fails when the committed files drift from :data:`rebalance_lint.rule_table.RULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rebalance_lint.rule_table import RULES, Rule
+
+README_START = re.compile(r"<!-- rules:start[^>]*-->\n")
+README_END = "<!-- rules:end -->"
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def message_pattern(rule: Rule) -> str:
+    """The message template with its fields shown as ``<field>``."""
+    return _FIELD.sub(r"<\1>", rule.template)
+
+
+def readme_table() -> str:
+    """The markdown table that goes between the README markers."""
+    rows = [
+        "| code | message | fixable |",
+        "|---|---|---|",
+    ]
+    for rule in RULES:
+        message = "`" + message_pattern(rule).replace("|", "\\|") + "`"
+        fixable = "yes (`rebalance-guard migrate`)" if rule.fixable else "no"
+        rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | {message} | {fixable} |")
+    return "\n".join(rows) + "\n"
+
+
+def rule_page(rule: Rule) -> str:
+    """One rule's documentation page."""
+    kind = "migration advice" if rule.code.startswith("KRB2") else "bug, on by default"
+    fixable = "yes: `rebalance-guard migrate`" if rule.fixable else "no"
+    return (
+        f"<!-- generated from rebalance_lint.rule_table; do not edit by hand -->\n"
+        f"# {rule.code}: {rule.name}\n\n"
+        f"Kind: {kind}. Fixable: {fixable}.\n\n"
+        f"Message:\n\n```text\n{rule.code} {message_pattern(rule)}\n```\n\n"
+        f"## Why\n\n{rule.rationale}\n\n"
+        f"## Bad\n\n```python\n{rule.invalid}```\n\n"
+        f"## Good\n\n```python\n{rule.valid}```\n\n"
+        f"## Fix\n\n{rule.fix}\n\n"
+        f"Silence one line with `# noqa: {rule.code}` (flake8, `rebalance-guard check` and the "
+        f"fleet scan all honour it).\n"
+    )
+
+
+def expected_files(root: Path) -> dict[Path, str]:
+    """Every generated file under ``root`` (the repository) and its content."""
+    files = {root / "docs" / "rules" / f"{rule.code}.md": rule_page(rule) for rule in RULES}
+    readme = root / "README.md"
+    files[readme] = with_table(readme.read_text(encoding="utf-8"))
+    return files
+
+
+def with_table(readme: str) -> str:
+    """``readme`` with the generated table between its rule markers."""
+    start = README_START.search(readme)
+    end = readme.find(README_END)
+    if start is None or end < start.end():
+        raise ValueError("README.md lacks the <!-- rules:start --> ... <!-- rules:end --> markers")
+    return readme[: start.end()] + readme_table() + readme[end:]
+
+
+def drift(root: Path) -> list[Path]:
+    """Generated files whose content differs from what the rule table says."""
+    return [
+        path
+        for path, content in expected_files(root).items()
+        if not path.exists() or path.read_text(encoding="utf-8") != content
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rebalance_lint.docs")
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = drift(args.root)
+        for path in stale:
+            print(
+                f"{path}: out of date; run python -m rebalance_lint.docs --write", file=sys.stderr
+            )
+        return 1 if stale else 0
+    for path, content in expected_files(args.root).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,23 @@
+"""Shared helpers for the lint tests."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXPECTED = re.compile(r"\b(KRB\d{3}): (\d+)")
+
+
+def expected_findings(source: bytes) -> set[tuple[int, int, str]]:
+    """(line, col, code) from trailing ``# KRBnnn: col`` comments (col 0-based, as ast)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    out: set[tuple[int, int, str]] = set()
+    for number, line in enumerate(source.decode(encoding).splitlines(), start=1):
+        _, hash_, comment = line.partition("#")
+        if hash_:
+            for code, col in EXPECTED.findall(comment):
+                out.add((number, int(col), code))
+    return out

@@ -1,0 +1,38 @@
+"""Every fixture file yields exactly the findings its trailing ``# KRBnnn: col`` comments list.
+
+Positive and negative cases live side by side: a line without a comment must stay quiet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rebalance_lint import check_source
+from tests.lint.conftest import FIXTURES, expected_findings
+
+FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
+
+
+def test_every_code_has_fixtures() -> None:
+    from rebalance_lint.rule_table import RULES
+
+    expected: set[str] = set()
+    for path in FIXTURE_FILES:
+        expected |= {code for _, _, code in expected_findings(path.read_bytes())}
+    assert expected == {rule.code for rule in RULES}
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
+def test_fixture(path: Path) -> None:
+    source = path.read_bytes()
+    report = check_source(source, str(path))
+    assert report.status == "ok", report.reason
+    actual = {(f.line, f.col, f.code) for f in report.findings}
+    expected = expected_findings(source)
+    assert sorted(actual - expected) == [], "unexpected findings"
+    assert sorted(expected - actual) == [], "missing findings"
+    for finding in report.findings:
+        assert "\n" not in finding.message
+        assert finding.fixable == finding.code.startswith("KRB2")
