@@ -1,9 +1,9 @@
+# ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
 """aiokafka: async callbacks stay async; the docs' own listener shape migrates (before/after)."""
 
 from __future__ import annotations
 
 from libcst.codemod import CodemodTest
-
 from rebalance_codemods.commands import MigrateAiokafka, MigrateRebalanceListeners
 
 

@@ -1,9 +1,9 @@
-"""confluent-kafka: callbacks become a listener registered through rebalance_guard (before/after)."""
+# ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
+"""confluent-kafka: callbacks become a listener registered via rebalance_guard (before/after)."""
 
 from __future__ import annotations
 
 from libcst.codemod import CodemodTest
-
 from rebalance_codemods.commands import MigrateConfluent, MigrateRebalanceListeners
 
 

@@ -1,9 +1,9 @@
+# ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
 """kafka-python: what KRB201-KRB203 find becomes rebalance_guard code (before/after)."""
 
 from __future__ import annotations
 
 from libcst.codemod import CodemodTest
-
 from rebalance_codemods.commands import MigrateKafkaPython, MigrateRebalanceListeners
 
 
