@@ -7,7 +7,7 @@ assignment takes ~3 s and an eager rebalance ~3-4 s with tansu, sometimes much m
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -47,7 +47,7 @@ def number(message: Message[Any, Any]) -> int:
 
 
 def poll_until(
-    consumers: list[confluent_kafka.Consumer],
+    consumers: Sequence[confluent_kafka.Consumer],
     done: Callable[[], bool],
     on_message: Callable[[confluent_kafka.Consumer, Message[Any, Any]], None] = lambda c, m: None,
     timeout: float = DEADLINE_S,
