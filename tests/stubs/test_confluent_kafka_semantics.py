@@ -8,8 +8,8 @@ timing, lost partitions, synchronous commit.
 from __future__ import annotations
 
 import time
-from functools import partial
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
