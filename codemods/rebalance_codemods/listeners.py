@@ -150,7 +150,7 @@ def _plan_subscribe(
     else:
         plan.refuse(meta.line(call), "cannot tell which Kafka client this subscribe() belongs to")
         return
-    reason = _why_not_splittable(call, index, creation, meta)
+    reason = _why_not_splittable(call, index, creation, cls, meta)
     if reason is not None:
         plan.refuse(meta.line(call), reason)
         if cls is not None:
@@ -176,7 +176,7 @@ def _plan_subscribe(
 
 
 def _why_not_splittable(
-    call: cst.Call, index: int, creation: cst.Call | None, meta: Meta
+    call: cst.Call, index: int, creation: cst.Call | None, cls: cst.ClassDef | None, meta: Meta
 ) -> str | None:
     expr = meta.parent(call)
     line = meta.parent(expr) if expr is not None else None
@@ -191,10 +191,38 @@ def _why_not_splittable(
         return "subscribe() takes *args or **kwargs; the listener cannot be located safely"
     listener = call.args[index].value
     others = [arg.value for i, arg in enumerate(call.args) if i != index]
-    creation_pure = creation is listener and all(is_pure(a.value) for a in creation.args)
+    creation_pure = (
+        creation is listener
+        and cls is not None
+        and _init_only_stores(cls)
+        and all(is_pure(a.value) for a in creation.args)
+    )
     if not (all(is_pure(v) for v in others) or is_pure(listener) or creation_pure):
         return "registering the listener first would change the order its arguments are evaluated"
     return None
+
+
+def _init_only_stores(cls: cst.ClassDef) -> bool:
+    """Whether creating ``cls`` runs nothing but ``self.x = <pure>`` (so it can move earlier)."""
+    init = _methods(cls).get("__init__")
+    if init is None:
+        return True
+    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Pass):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                continue
+            if not (
+                isinstance(small, cst.Assign)
+                and all(isinstance(t.target, cst.Attribute) for t in small.targets)
+                and is_pure(small.value)
+            ):
+                return False
+    return True
 
 
 def _split_subscribe(node: cst.CSTNode, setter: str) -> Replacement:
@@ -354,9 +382,7 @@ def _instance_escapes(creation: cst.Call, facts: _Files) -> str | None:
         return None
     meta = facts.meta
     refs = meta.references(target, target.value)
-    if refs is None:
-        return f"the listener variable {target.value} is assigned more than once"
-    for ref in refs:
+    for ref in refs if refs is not None else [target]:  # rebound: no use can be vouched for
         parent = meta.parent(ref)
         if isinstance(parent, cst.Attribute) and parent.attr.value not in CALLBACKS:
             continue
