@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 from rebalance_lint.api import FileStatus
@@ -53,7 +54,9 @@ def decode(source: bytes) -> str | Unparsable:
 def parse(text: str, filename: str) -> Parsed | Unparsable:
     """Parse decoded text; syntax errors and pathological nesting become statuses."""
     try:
-        tree = ast.parse(text, filename=filename)
+        with warnings.catch_warnings():  # SyntaxWarnings are the compiler's business, not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
         where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
         return Unparsable("syntax_error", f"syntax error at {where}: {exc.msg}")

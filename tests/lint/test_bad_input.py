@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from rebalance_lint import check_source, mentions_kafka
 from rebalance_lint.api import MAX_SOURCE_BYTES
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from rebalance_lint import check_source
+
 from tests.lint.conftest import FIXTURES, expected_findings
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))

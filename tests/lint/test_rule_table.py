@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from rebalance_lint import check_source
 from rebalance_lint.docs import drift, readme_table, rule_page
 from rebalance_lint.rule_table import MIGRATE, RULES, Rule

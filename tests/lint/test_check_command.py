@@ -1,0 +1,130 @@
+"""``rebalance-guard check``: text and JSON output, exit codes, directories, symlinks, bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lint.conftest import FIXTURES
+
+BAD = b"""\
+from confluent_kafka import Consumer
+
+def on_revoke(consumer, partitions):
+    consumer.poll(0)
+
+Consumer({}).subscribe(["t"], on_revoke=on_revoke, on_lost=None)
+"""
+
+
+def check(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rebalance_lint.cli", "check", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "bad.py").write_bytes(BAD)
+    (root / "pkg" / "sub" / "clean.py").write_text("import kafka\nprint(kafka)\n")
+    (root / "pkg" / "plain.py").write_text("print('no client here')\n")
+    (root / "pkg" / "broken.py").write_text("import kafka\ndef f(:\n")
+    (root / "pkg" / "latin.py").write_bytes(b"import kafka\nname = '\xe9'\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "hook.py").write_bytes(BAD)  # never searched
+    return root
+
+
+def test_text_output_and_exit_code(tree: Path) -> None:
+    result = check(tree)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    bad = tree / "pkg" / "bad.py"
+    assert f"{bad}:4:5: KRB101 poll() on the consumer inside on_revoke()" in result.stdout
+    assert any(line.startswith(f"{bad}:6:") and " KRB203 " in line for line in lines)
+    assert f"{tree / 'pkg' / 'broken.py'}: syntax_error: syntax error at line 2" in result.stdout
+    assert f"{tree / 'pkg' / 'latin.py'}: decode_error: cannot decode line 2" in result.stdout
+    assert ".git" not in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_json_output(tree: Path) -> None:
+    result = check("--format", "json", tree)
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert data["summary"] == {
+        "files_checked": 5,
+        "files_skipped_no_kafka": 1,
+        "findings": 2,
+        "files_not_checked": 2,
+    }
+    by_path = {Path(f["path"]).name: f for f in data["files"]}
+    assert [f["code"] for f in by_path["bad.py"]["findings"]] == ["KRB101", "KRB203"]
+    assert by_path["bad.py"]["findings"][1]["fixable"] is True
+    assert by_path["broken.py"]["status"] == "syntax_error"
+    assert "clean.py" not in by_path and "plain.py" not in by_path
+
+
+def test_clean_tree_exits_zero(tmp_path: Path) -> None:
+    (tmp_path / "ok.py").write_text("import kafka\n")
+    result = check(tmp_path)
+    assert result.returncode == 0 and result.stdout == ""
+
+
+def test_usage_error_exits_two() -> None:
+    assert check().returncode == 2
+    assert check("--format", "xml", ".").returncode == 2
+
+
+def test_missing_and_unreadable_paths_are_reported_per_file(tree: Path) -> None:
+    (tree / "pkg" / "dangling.py").symlink_to(tree / "pkg" / "gone.py")
+    result = check(tree / "nope.py", tree)
+    assert result.returncode == 1
+    assert f"{tree / 'nope.py'}: unreadable: no such file or directory" in result.stdout
+    assert f"{tree / 'pkg' / 'dangling.py'}: unreadable:" in result.stdout
+    assert "KRB101" in result.stdout  # the other files were still checked
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_permission_denied(tree: Path) -> None:
+    locked = tree / "pkg" / "locked.py"
+    locked.write_bytes(BAD)
+    locked.chmod(0)
+    try:
+        result = check(tree)
+    finally:
+        locked.chmod(0o644)
+    assert f"{locked}: unreadable: Permission denied" in result.stdout
+
+
+def test_symlinks_are_not_followed_out_of_the_tree(tmp_path: Path, tree: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_bytes(BAD)
+    (tree / "pkg" / "link.py").symlink_to(outside / "secret.py")
+    (tree / "pkg" / "linkdir").symlink_to(outside, target_is_directory=True)
+    (tree / "pkg" / "inner.py").symlink_to(tree / "pkg" / "bad.py")  # inside: same file once
+    result = check("--format", "json", tree)
+    paths = [f["path"] for f in json.loads(result.stdout)["files"]]
+    assert not any("secret" in p or "linkdir" in p or "link.py" in p for p in paths)
+    assert sum(p.endswith(("bad.py", "inner.py")) for p in paths) == 1
+
+
+def test_console_script_is_installed() -> None:
+    exe = shutil.which("rebalance-guard", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    result = subprocess.run(
+        [exe, "check", str(FIXTURES / "krb101_reentrant.py")], capture_output=True, text=True
+    )
+    assert result.returncode == 1 and "KRB101" in result.stdout
