@@ -20,7 +20,7 @@ from rebalance_codemods.clients import CONFLUENT, CONFLUENT_CALLBACKS
 from rebalance_codemods.meta import Index, Meta
 from rebalance_codemods.names import guard_name, names_in
 from rebalance_codemods.plan import Plan, Replacement
-from rebalance_codemods.syntax import find_arg, has_star_args, is_dotted
+from rebalance_codemods.syntax import drop_statement, find_arg, has_star_args, is_dotted
 
 _ASSIGNS = {"assign", "incremental_assign"}
 _UNASSIGNS = {"unassign", "incremental_unassign"}
@@ -189,7 +189,8 @@ def _plan_final(
         return f"consumer.{name}() does not release exactly the callback's partitions"
     if name == "unassign" and call.args:
         return "consumer.unassign() with arguments"
-    plan.edit(last, lambda _node: cst.RemoveFromParent())
+    fn = callback.function
+    plan.edit(fn.body, lambda node: drop_statement(node, last))  # type: ignore[arg-type]
     return None
 
 

@@ -23,6 +23,7 @@ from rebalance_codemods.syntax import (
     code,
     drop_arg,
     drop_param,
+    drop_statement,
     find_arg,
     has_star_args,
     is_dotted,
@@ -464,7 +465,7 @@ def _plan_injection(
     plan.edit(init.params, lambda node: drop_param(node, position + 1))  # type: ignore[arg-type]
     if param.annotation is not None:
         plan.unused_import_nodes.append(param.annotation)
-    plan.edit(attr[1], lambda _n: cst.RemoveFromParent())
+    plan.edit(init.body, lambda node, stmt=attr[1]: drop_statement(node, stmt))  # type: ignore[misc]
     plan.edit(init, _drop_if_empty)
     for creation in creations:
         plan.edit(creation, lambda node, n=param.name.value, p=position: _drop_call_arg(node, n, p))  # type: ignore[misc]
@@ -590,7 +591,13 @@ def _drop_if_empty(node: cst.CSTNode) -> Replacement:
     assert isinstance(node, cst.FunctionDef)
     body = node.body
     if isinstance(body, cst.IndentedBlock) and not body.body:
-        if len(node.params.params) == 1 and not node.decorators and not node.params.kwonly_params:
+        if (
+            len(node.params.params) == 1
+            and not node.decorators
+            and not node.params.kwonly_params
+            and not any(line.comment for line in node.leading_lines)
+            and not any(line.comment for line in body.footer)
+        ):
             return cst.RemoveFromParent()
         return node.with_changes(
             body=body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])

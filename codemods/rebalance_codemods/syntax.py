@@ -56,7 +56,12 @@ def drop_param(params: cst.Parameters, index: int) -> cst.Parameters:
     """``params`` without positional parameter ``index``, keeping the comma style."""
     old = list(params.params)
     kept = [p for i, p in enumerate(old) if i != index]
-    if index == len(old) - 1 and kept and not params.star_arg and not params.kwonly_params:
+    nothing_follows = (
+        params.star_arg == cst.MaybeSentinel.DEFAULT
+        and not params.kwonly_params
+        and params.star_kwarg is None
+    )
+    if index == len(old) - 1 and kept and nothing_follows:
         kept[-1] = kept[-1].with_changes(comma=old[index].comma)
     return params.with_changes(params=kept)
 
@@ -98,3 +103,38 @@ def find_arg(args: Sequence[cst.Arg], keyword: str, position: int | None) -> int
 
 def has_star_args(args: Sequence[cst.Arg]) -> bool:
     return any(arg.star for arg in args)
+
+
+def comment_lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
+    """The comments attached to a statement (own-line ones above it and a trailing one)."""
+    if not isinstance(stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement):
+        return []
+    lines = [line for line in stmt.leading_lines if line.comment is not None]
+    if isinstance(stmt, cst.SimpleStatementLine) and stmt.trailing_whitespace.comment is not None:
+        lines.append(cst.EmptyLine(comment=stmt.trailing_whitespace.comment))
+    return lines
+
+
+def drop_statement(block: cst.IndentedBlock, doomed: cst.BaseStatement) -> cst.IndentedBlock:
+    """``block`` without the statement equal to ``doomed``; its comments move to what follows.
+
+    Comments are the author's; deleting a statement is no reason to delete them. When the
+    block would be left empty it gets a ``pass`` carrying them.
+    """
+    body: list[cst.BaseStatement] = []
+    carry: list[cst.EmptyLine] = []
+    removed = False
+    for stmt in block.body:
+        if not removed and stmt.deep_equals(doomed):
+            carry = comment_lines(stmt)
+            removed = True
+            continue
+        if carry and isinstance(stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement):
+            stmt = stmt.with_changes(leading_lines=[*carry, *stmt.leading_lines])
+            carry = []
+        body.append(stmt)
+    if carry and not body:
+        body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
+    elif carry:
+        return block.with_changes(body=body, footer=[*carry, *block.footer])
+    return block.with_changes(body=body)
