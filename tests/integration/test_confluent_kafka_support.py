@@ -7,9 +7,9 @@ assignment takes ~3 s and an eager rebalance ~3-4 s with tansu, sometimes much m
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import confluent_kafka
 from confluent_kafka import Message, Producer, TopicPartition
@@ -18,6 +18,7 @@ from rebalance_guard.confluent_kafka import Consumer
 from tests.integration.broker import CONFLUENT_GROUP_TIMEOUTS, Broker
 
 DEADLINE_S = 60.0
+ConsumerT = TypeVar("ConsumerT", bound=confluent_kafka.Consumer)
 
 
 def config(broker: Broker, group: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -47,9 +48,9 @@ def number(message: Message[Any, Any]) -> int:
 
 
 def poll_until(
-    consumers: Sequence[confluent_kafka.Consumer],
+    consumers: Sequence[ConsumerT],
     done: Callable[[], bool],
-    on_message: Callable[[confluent_kafka.Consumer, Message[Any, Any]], None] = lambda c, m: None,
+    on_message: Callable[[ConsumerT, Message[Any, Any]], None] = lambda c, m: None,
     timeout: float = DEADLINE_S,
     what: str = "condition",
 ) -> None:
@@ -65,8 +66,11 @@ def poll_until(
 
 
 @contextmanager
-def closing(*consumers: confluent_kafka.Consumer) -> Iterator[None]:
-    """Close every consumer afterwards, however the block ends (no threads left behind)."""
+def closing(consumers: Iterable[confluent_kafka.Consumer]) -> Iterator[None]:
+    """Close the consumers afterwards, however the block ends (no threads left behind).
+
+    ``consumers`` is read at the end, so a list may grow inside the block.
+    """
     try:
         yield
     finally:

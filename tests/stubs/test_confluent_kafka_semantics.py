@@ -77,7 +77,7 @@ def test_exception_in_assigned_reaches_poll_and_rebalance_completes(broker: Brok
     set_rebalance_listener(consumer, listener)
     consumer.subscribe([topic])
     got: list[tuple[int, int]] = []
-    with closing(consumer):
+    with closing([consumer]):
         with pytest.raises(ValueError, match="assigned failed"):
             poll_until([consumer], lambda: False, what="the callback's exception")
         assert partitions_of(consumer.assignment()) == {0, 1}  # the rebalance completed
@@ -106,7 +106,7 @@ def test_exception_in_revoked_reaches_poll_and_next_assignment_runs(broker: Brok
     consumer = new_consumer(broker)
     set_rebalance_listener(consumer, listener)
     consumer.subscribe([topic])
-    with closing(consumer):
+    with closing([consumer]):
         poll_until([consumer], lambda: bool(listener.events), what="first assignment")
         consumer.subscribe([topic])  # a new subscription: revoke everything, assign again
         with pytest.raises(KeyError, match="revoked failed"):
@@ -121,7 +121,7 @@ def test_views_are_new_per_callback_and_expire(broker: Broker) -> None:
     consumer = new_consumer(broker)
     consumer.subscribe([topic])
     set_rebalance_listener(consumer, listener)  # after subscribe, before the first poll
-    with closing(consumer):
+    with closing([consumer]):
         poll_until([consumer], lambda: bool(listener.events), what="first assignment")
     assert len(listener.views) == 2 and listener.views[0] is not listener.views[1]
     for view, callback in zip(listener.views, ("assigned", "revoked"), strict=True):
@@ -137,7 +137,7 @@ def test_registration_replace_and_remove_take_effect_from_next_poll(broker: Brok
     consumer = new_consumer(broker)
     set_rebalance_listener(consumer, first)
     consumer.subscribe([topic])
-    with closing(consumer):
+    with closing([consumer]):
         poll_until([consumer], lambda: bool(first.events), what="first assignment")
         set_rebalance_listener(consumer, second)  # replace
         consumer.subscribe([topic])  # keeps the registered listener, triggers a rebalance
@@ -165,7 +165,7 @@ def test_pause_in_assigned_persists_and_pause_on_revoked_is_cleared(broker: Brok
     set_rebalance_listener(consumer, listener)
     consumer.subscribe([topic])
     seen: list[Message[Any, Any]] = []
-    with closing(consumer):
+    with closing([consumer]):
 
         def from_partition(p: int) -> list[int]:
             return [number(m) for m in seen if m.partition() == p]
@@ -199,7 +199,7 @@ def test_commit_on_view_is_synchronous(broker: Broker) -> None:
     consumer = new_consumer(broker)
     set_rebalance_listener(consumer, listener)
     consumer.subscribe([topic])
-    with closing(consumer):
+    with closing([consumer]):
         poll_until([consumer], lambda: bool(listener.events), what="first assignment")
         consumer.subscribe([topic])  # revoke (while still in the group) and assign again
         poll_until([consumer], lambda: len(listener.events) == 3, what="the rebalance")
@@ -227,7 +227,7 @@ def test_lost_partitions_default_to_revoked(broker: Broker) -> None:
         set_rebalance_listener(consumer, listener)
         consumer.subscribe([topic])
         consumers.append(consumer)
-    with closing(*consumers):
+    with closing(consumers):
         for consumer, listener in zip(consumers, (default, overriding), strict=True):
             poll_until([consumer], partial(bool, listener.events), what="assignment")
         time.sleep(8)  # the trigger itself: no poll for longer than max.poll.interval.ms
