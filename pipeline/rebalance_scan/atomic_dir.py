@@ -35,7 +35,8 @@ def _exchange(first: Path, second: Path) -> bool:
     return bool(result == 0)
 
 
-def _check_replaceable(out: Path) -> None:
+def check_replaceable(out: Path) -> None:
+    """Refuse to replace a file, a symlink, or a non-empty directory that no scan wrote."""
     if not out.exists():
         return
     if not out.is_dir() or out.is_symlink():
@@ -48,13 +49,13 @@ def _check_replaceable(out: Path) -> None:
 def atomic_directory(out: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a fresh directory; on success it becomes ``out``, on error it is removed."""
     target = Path(out).absolute()
-    _check_replaceable(target)
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         yield staging
         staging.chmod(0o755)
-        _check_replaceable(target)
+        check_replaceable(target)
         if target.exists():
             if not _exchange(staging, target):
                 retired = staging.with_name(staging.name + "-old")

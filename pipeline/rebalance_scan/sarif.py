@@ -11,6 +11,8 @@ from importlib import metadata
 from typing import Any
 from urllib.parse import quote
 
+from rebalance_lint.rule_table import BY_CODE
+
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 Json = dict[str, Any]
 
@@ -34,6 +36,21 @@ def _location(uri: str, line: int | None = None, col: int | None = None) -> Json
     return {"physicalLocation": physical}
 
 
+def _rule(code: str, example_message: str) -> Json:
+    """A reportingDescriptor from the lint rule table (the one source of rule texts)."""
+    rule: Json = {"id": code, "defaultConfiguration": {"level": _level(code)}}
+    known = BY_CODE.get(code)
+    if known is None:
+        rule["shortDescription"] = {"text": example_message}
+    else:
+        rule["name"] = known.name
+        rule["shortDescription"] = {"text": known.name.replace("-", " ")}
+        rule["fullDescription"] = {"text": known.rationale}
+        rule["help"] = {"text": f"{known.rationale}\n\nFix: {known.fix}"}
+    rule["properties"] = {"tags": ["kafka", "rebalance", "KIP-1306"]}
+    return rule
+
+
 def build_sarif(files: Iterable[Json], uri: Callable[[Json], str]) -> Json:
     """A one-run SARIF log from per-file result rows; ``uri(row)`` names the artifact."""
     rules: dict[str, Json] = {}
@@ -51,12 +68,7 @@ def build_sarif(files: Iterable[Json], uri: Callable[[Json], str]) -> Json:
         for finding in row["findings"]:
             code = finding["code"]
             if code not in rules:
-                rules[code] = {
-                    "id": code,
-                    "shortDescription": {"text": finding["message"].split(" (fixable")[0]},
-                    "defaultConfiguration": {"level": _level(code)},
-                    "properties": {"tags": ["kafka", "rebalance"]},
-                }
+                rules[code] = _rule(code, finding["message"])
             results.append(
                 {
                     "ruleId": code,

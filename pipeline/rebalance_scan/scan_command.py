@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rebalance_scan.reading import DEFAULT_MAX_BYTES
 from rebalance_scan.sources import SourceError, resolve_sources
@@ -60,13 +61,14 @@ def run(argv: Sequence[str]) -> int:
     if args.max_file_bytes < 1:
         print("rebalance-guard scan: --max-file-bytes must be positive", file=sys.stderr)
         return 2
-    from rebalance_scan.atomic_dir import OutputError
+    from rebalance_scan.atomic_dir import OutputError, check_replaceable
     from rebalance_scan.progress import Progress
     from rebalance_scan.scan import list_inputs, scan_to_directory
     from rebalance_scan.session import spark_session
 
     progress = Progress(total_stages=4, enabled=not args.quiet)
     try:
+        check_replaceable(Path(args.out).absolute())  # fail before starting Spark
         repos, datasets = resolve_sources(args.sources, args.fleet)
         progress.stage("listing sources")
         job = list_inputs(repos, datasets)
@@ -75,7 +77,7 @@ def run(argv: Sequence[str]) -> int:
         )
         progress.stage("starting Spark")
         spark = spark_session(args.master)
-    except (SourceError, OSError) as error:
+    except (SourceError, OutputError, OSError) as error:
         print(f"rebalance-guard scan: {error}", file=sys.stderr)
         return 2
     try:

@@ -94,8 +94,16 @@ def resolve_sources(
     return _unique_names(repos), datasets
 
 
-def _unique_names(repos: list[tuple[str, str]]) -> list[Repository]:
-    """Name each repository by its directory; clashing names fall back to the path given."""
+def _unique_names(given: list[tuple[str, str]]) -> list[Repository]:
+    """Name each repository by its directory; clashing names fall back to the path given.
+    A directory given twice (directly and through a fleet) is scanned once."""
+    seen: set[str] = set()
+    repos = []
+    for name, root in given:
+        real = os.path.realpath(root)
+        if real not in seen:
+            seen.add(real)
+            repos.append((name, root))
     names = [name for name, _ in repos]
     return [
         Repository(name if names.count(name) == 1 else os.path.normpath(root), root)

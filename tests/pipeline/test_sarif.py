@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pyarrow.parquet as pq
 import pytest
 from rebalance_scan.sarif import fleet_sarif
@@ -62,7 +62,7 @@ def test_fleet_and_repo_logs_validate_and_hold_every_finding(fleet_scan: ScanRes
 
 def test_bad_files_become_notifications_and_odd_paths_stay_valid() -> None:
     finding = {"line": 0, "col": 0, "code": "KRB201", "message": "m (fixable: x)", "fixable": True}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "repo": "r",
             "path": "dir with space/ä#1.py",

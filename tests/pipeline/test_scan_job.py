@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 
-def _read(path: Path) -> list[dict[str, object]]:
-    return pq.read_table(path).to_pylist()
+def _read(path: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows
 
 
 def _direct_findings(fleet: Path) -> list[tuple[str, str, int, int, str, str, bool]]:
     """What the shared rule entry point says about every .py file of the fleet."""
-    keys = []
+    keys: list[tuple[str, str, int, int, str, str, bool]] = []
     for file in sorted(fleet.rglob("*.py")):
         repo, *parts = file.relative_to(fleet).parts
         rel = "/".join(parts)
