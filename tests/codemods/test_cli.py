@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from rebalance_codemods.api import migrate_source
+
 from tests.codemods.examples import LEGACY, PROGRAMS, ROOT, run_cli
 
 KAFKA_PY = LEGACY / "kafka_python_consumer.py"

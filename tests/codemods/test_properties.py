@@ -17,8 +17,8 @@ import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from rebalance_codemods.api import migrate_source
+
 from tests.codemods.examples import LEGACY, PROGRAMS
 from tests.codemods.test_refusals import CASES
 
