@@ -36,7 +36,7 @@ _FALLTHROUGH_CONFLUENT = " (no on_lost= given: confluent delivers lost partition
 
 def analyse(tree: ast.Module, text: str) -> Analysis:
     """Build the shared analysis of one parsed file."""
-    facts = collect(tree)
+    facts = collect(tree, text)
     consumers = Consumers(facts)
     hierarchy = Hierarchy(facts)
     registrations, pauses, subscribes = find_sites(facts, consumers, hierarchy)

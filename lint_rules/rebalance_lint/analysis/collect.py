@@ -1,12 +1,16 @@
 """One pass over the tree that records what the rules need, with the scope of each fact.
 
-This is the only full walk of the file; it is iterative (deeply nested code cannot
-exhaust the interpreter stack) and dispatches on ``type(node)``.
+It visits every statement but descends into expressions only where a line mentions a
+method the analysis looks for (``subscribe``, ``pause``, ``set_rebalance_listener``): on a
+Kafka-heavy file that is a small part of the tree, which keeps the rules cheaper than the
+parse. It is iterative (deeply nested code cannot exhaust the interpreter stack).
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
 
 from rebalance_lint.analysis.imports import ImportMap
@@ -78,19 +82,18 @@ def _first_param(node: FunctionNode | ast.Lambda) -> str | None:
     return args[0].arg if args else None
 
 
-def collect(tree: ast.Module) -> Facts:
-    """Walk ``tree`` once and return the facts."""
+def collect(tree: ast.Module, text: str) -> Facts:
+    """Walk ``tree``'s statements once (expressions only on lines that can matter)."""
     module = Scope(tree, None)
     facts = Facts(module)
-    stack: list[tuple[ast.AST, Scope]] = [(tree, module)]
+    hot = _hot_lines(text)
+    stack: list[tuple[ast.AST, Scope]] = [(stmt, module) for stmt in reversed(tree.body)]
     push = stack.append
     while stack:
         node, scope = stack.pop()
         kind = type(node)
         inner = scope
-        if kind is ast.Call:
-            _on_call(node, scope, facts)  # type: ignore[arg-type]
-        elif kind is ast.Assign or kind is ast.AnnAssign:
+        if kind is ast.Assign or kind is ast.AnnAssign:
             _on_assign(node, scope, facts)  # type: ignore[arg-type]
         elif kind is ast.With or kind is ast.AsyncWith:
             for item in node.items:  # type: ignore[attr-defined]
@@ -100,20 +103,63 @@ def collect(tree: ast.Module) -> Facts:
             facts.imports.add_import(node)  # type: ignore[arg-type]
         elif kind is ast.ImportFrom:
             facts.imports.add_import_from(node)  # type: ignore[arg-type]
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             inner = _enter_function(node, scope, facts)  # type: ignore[arg-type]
         elif kind is ast.ClassDef:
             inner = _enter_class(node, scope, facts)  # type: ignore[arg-type]
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, list):
-                for item in reversed(value):  # popped in source order: later defs win
-                    if isinstance(item, ast.AST):
+                if name in _BLOCK_FIELDS:
+                    for item in reversed(value):  # popped in source order: later defs win
                         push((item, inner))
-            elif isinstance(value, ast.AST):
-                push((value, inner))
+                elif hot:
+                    for item in value:
+                        if isinstance(item, ast.AST) and _touches(item, hot):
+                            _walk_expression(item, inner, facts)
+            elif hot and isinstance(value, ast.AST) and _touches(value, hot):
+                _walk_expression(value, inner, facts)
     facts.imports.finish()
     return facts
+
+
+#: Fields holding statements (or handlers/cases that hold statements).
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+#: Expressions are walked only on lines mentioning a method the analysis looks for.
+_HOT = re.compile("|".join(sorted(INTERESTING_METHODS)))
+
+
+def _hot_lines(text: str) -> list[int]:
+    """Sorted numbers of the lines where an interesting call can be."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines: list[int] = []
+    for match in _HOT.finditer(text):
+        number = text.count("\n", 0, match.start()) + 1
+        if not lines or lines[-1] != number:
+            lines.append(number)
+    return lines
+
+
+def _touches(node: ast.AST, hot: list[int]) -> bool:
+    first = getattr(node, "lineno", None)
+    if first is None:  # withitem, arguments, comprehension: no position of their own
+        return True
+    index = bisect.bisect_left(hot, first)
+    return index < len(hot) and hot[index] <= (getattr(node, "end_lineno", None) or first)
+
+
+def _walk_expression(root: ast.AST, scope: Scope, facts: Facts) -> None:
+    """Record the interesting calls and the lambdas in an expression."""
+    stack: list[tuple[ast.AST, Scope]] = [(root, scope)]
+    while stack:
+        node, current = stack.pop()
+        if type(node) is ast.Call:
+            _on_call(node, current, facts)  # type: ignore[arg-type]
+        elif type(node) is ast.Lambda:
+            current = _enter_function(node, current, facts)  # type: ignore[arg-type]
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, current))
 
 
 def _on_call(node: ast.Call, scope: Scope, facts: Facts) -> None:
