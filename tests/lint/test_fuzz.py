@@ -8,7 +8,6 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from rebalance_lint import check_source
 
 FUZZ = settings(

@@ -155,9 +155,9 @@ def _walk_expression(root: ast.AST, scope: Scope, facts: Facts) -> None:
     while stack:
         node, current = stack.pop()
         if type(node) is ast.Call:
-            _on_call(node, current, facts)  # type: ignore[arg-type]
+            _on_call(node, current, facts)
         elif type(node) is ast.Lambda:
-            current = _enter_function(node, current, facts)  # type: ignore[arg-type]
+            current = _enter_function(node, current, facts)
         for child in ast.iter_child_nodes(node):
             stack.append((child, current))
 
