@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from rebalance_lint.analysis.clients import client_listener_base
-from rebalance_lint.analysis.collect import Facts, FunctionNode, collect
-from rebalance_lint.analysis.consumers import Consumers, all_params
+from rebalance_lint.analysis.collect import (
+    Facts,
+    FunctionNode,
+    all_params,
+    collect,
+    positional_params,
+)
+from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.listeners import BaseInfo, Hierarchy
 from rebalance_lint.analysis.model import (
     METHOD_KINDS,
@@ -136,7 +143,7 @@ class _Builder:
         init = listener.methods.get("__init__")
         if init is None or reg.receiver is None:
             return
-        params = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
+        params = [a.arg for a in positional_params(init)[1:]]
         passed = {
             params[i]
             for i, arg in enumerate(call.args)
@@ -150,22 +157,26 @@ class _Builder:
         self, target: FunctionTarget, reg: Registration, label: str | None
     ) -> Callback:
         func = target.func
-        callback = self.callbacks.get(func)
-        if callback is None:
-            name = label or f"{getattr(func, 'name', 'lambda')}()"
-            callback = Callback(
-                func=func,
-                scope=self.facts.scope_of[func],
-                api="confluent",
-                client=reg.client,
-                label=name,
-                bound=target.bound,
-                is_method=target.is_method,
-            )
-            self.callbacks[func] = callback
+        callback, _ = self._callback(
+            func,
+            api="confluent",
+            client=reg.client,
+            label=label or f"{getattr(func, 'name', 'lambda')}()",
+            bound=target.bound,
+            is_method=target.is_method,
+        )
         callback.partials.setdefault(target.bound, target.expr)
         callback.sites.append(reg)
         return callback
+
+    def _callback(self, func: FunctionNode | ast.Lambda, **fields: Any) -> tuple[Callback, bool]:
+        """The callback for ``func``, created with ``fields`` if new; (callback, created)."""
+        existing = self.callbacks.get(func)
+        if existing is not None:
+            return existing, False
+        callback = Callback(func=func, scope=self.facts.scope_of[func], **fields)
+        self.callbacks[func] = callback
+        return callback, True
 
     @staticmethod
     def _add_kind(callback: Callback, kind: str, via: str) -> None:
@@ -180,18 +191,14 @@ class _Builder:
                 method = listener.methods.get(name)
                 if method is None:
                     continue
-                callback = self.callbacks.get(method)
-                if callback is None:
-                    callback = Callback(
-                        func=method,
-                        scope=self.facts.scope_of[method],
-                        api=listener.api,
-                        client=listener.client,
-                        label=f"{name}()",
-                        owner=listener,
-                        is_method=True,
-                    )
-                    self.callbacks[method] = callback
+                callback, _ = self._callback(
+                    method,
+                    api=listener.api,
+                    client=listener.client,
+                    label=f"{name}()",
+                    owner=listener,
+                    is_method=True,
+                )
                 callback.sites.extend(listener.sites)
                 self._add_kind(callback, kind, "")
             revoked = listener.methods.get("on_partitions_revoked")
@@ -219,25 +226,22 @@ class _Builder:
                 if found is None:
                     continue
                 func, is_method = found
-                callee = self.callbacks.get(func)
-                if callee is None:
-                    callee = Callback(
-                        func=func,
-                        scope=self.facts.scope_of[func],
-                        api=caller.api,
-                        client=caller.client,
-                        label=f"{func.name}()",
-                        owner=caller.owner,
-                        is_method=is_method,
-                        helper=True,
-                        depth=caller.depth + 1,
-                        sites=caller.sites,
-                    )
-                    self.callbacks[func] = callee
+                callee, new = self._callback(
+                    func,
+                    api=caller.api,
+                    client=caller.client,
+                    label=f"{func.name}()",
+                    owner=caller.owner,
+                    is_method=is_method,
+                    helper=True,
+                    depth=caller.depth + 1,
+                    sites=caller.sites,
+                )
+                if new:
                     todo.append(callee)
                 if callee.helper:
                     offset = 1 if is_method else 0
-                    params = [a.arg for a in [*func.args.posonlyargs, *func.args.args][offset:]]
+                    params = [a.arg for a in positional_params(func)[offset:]]
                     for i, arg in enumerate(node.args):
                         if (
                             i < len(params)
@@ -308,7 +312,7 @@ class _Builder:
                 continue
             attrs = self.consumers.class_attrs([listener.node])
             stored = dict(_stored_params(init, self.facts))
-            for arg in [*init.args.posonlyargs, *init.args.args][1:] + init.args.kwonlyargs:
+            for arg in all_params(init)[1:]:
                 attr = next((a for a, p in stored.items() if p == arg.arg), None)
                 if attr is None:
                     continue

@@ -77,8 +77,16 @@ class Facts:
     bindings: list[tuple[ast.expr, ast.expr, Scope]] = field(default_factory=list)  # target, value
 
 
+def positional_params(func: FunctionNode | ast.Lambda) -> list[ast.arg]:
+    return [*func.args.posonlyargs, *func.args.args]
+
+
+def all_params(func: FunctionNode | ast.Lambda) -> list[ast.arg]:
+    return [*positional_params(func), *func.args.kwonlyargs]
+
+
 def _first_param(node: FunctionNode | ast.Lambda) -> str | None:
-    args = [*node.args.posonlyargs, *node.args.args]
+    args = positional_params(node)
     return args[0].arg if args else None
 
 

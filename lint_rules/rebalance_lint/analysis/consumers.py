@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from rebalance_lint.analysis.clients import Client, consumer_class
-from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
+from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope, all_params
 from rebalance_lint.analysis.model import consumerish, dotted
 
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
@@ -143,11 +143,6 @@ class Consumers:
         if path in names:
             return True, names[path]
         return False, None
-
-
-def all_params(func: FunctionNode | ast.Lambda) -> list[ast.arg]:
-    args = func.args
-    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
 def param_named(scope: Scope, name: str) -> ast.arg | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rebalance_lint.analysis.clients import Client
-from rebalance_lint.analysis.collect import FunctionNode, Scope
+from rebalance_lint.analysis.collect import FunctionNode, Scope, positional_params
 from rebalance_lint.analysis.imports import ImportMap
 
 Kind = Literal["assigned", "revoked", "lost"]
@@ -73,7 +73,7 @@ class Signature:
 def signature(func: FunctionNode | ast.Lambda, drop: int) -> Signature:
     """The signature seen by a caller once ``drop`` leading positionals are bound."""
     args = func.args
-    positional = [*args.posonlyargs, *args.args]
+    positional = positional_params(func)
     first_default = len(positional) - len(args.defaults)
     names = tuple(a.arg for a in positional[drop:])
     required = max(0, first_default - drop)
