@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint.conftest import FIXTURES
+from tests.lint.expectations import FIXTURES
 
 BAD = b"""\
 from confluent_kafka import Consumer

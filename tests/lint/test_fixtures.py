@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rebalance_lint import check_source
 
-from tests.lint.conftest import FIXTURES, expected_findings
+from tests.lint.expectations import FIXTURES, expected_findings
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
 

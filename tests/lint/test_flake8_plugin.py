@@ -17,7 +17,7 @@ from rebalance_lint import check_source
 from rebalance_lint.engine import findings_for_tree
 from rebalance_lint.source import Parsed, load
 
-from tests.lint.conftest import FIXTURES
+from tests.lint.expectations import FIXTURES
 
 LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>KRB\d{3}) ")
 

@@ -1,4 +1,4 @@
-"""Shared helpers for the lint tests."""
+"""Read the expected findings written into fixture files as trailing comments."""
 
 from __future__ import annotations
 
