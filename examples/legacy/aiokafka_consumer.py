@@ -33,6 +33,11 @@ class CommitOnRevoke(ConsumerRebalanceListener):
         numbers = sorted(tp.partition for tp in revoked)
         print(self.label, "revoked", numbers, file=sys.stderr, flush=True)
 
+    async def on_partitions_lost(self, lost: AbstractSet[TopicPartition]) -> None:
+        # Already owned by another member: committing would fail, so just let go (aiokafka itself never calls it).
+        numbers = sorted(tp.partition for tp in lost)
+        print(self.label, "lost", numbers, file=sys.stderr, flush=True)
+
     async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition]) -> None:
         numbers = sorted(tp.partition for tp in assigned)
         print(self.label, "assigned", numbers, file=sys.stderr, flush=True)

@@ -64,7 +64,15 @@ def main(argv: list[str]) -> int:
         print(outfile, "revoked", numbers, file=sys.stderr, flush=True)
         consumer.unassign()
 
-    consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
+    # Already owned by another member: committing would fail, so just let go.
+    def on_lost(consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        for tp in partitions:
+            processed.pop(tp.partition, None)
+        numbers = sorted(tp.partition for tp in partitions)
+        print(outfile, "lost", numbers, file=sys.stderr, flush=True)
+        consumer.unassign()
+
+    consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     with open(outfile, "a", encoding="utf-8") as out:
         while not stopping:
             msg = consumer.poll(0.2)
