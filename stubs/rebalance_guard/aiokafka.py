@@ -27,6 +27,12 @@ How it maps onto aiokafka (0.11-0.14), and why:
   aiokafka. The view notices a coroutine it returned that never started when the callback
   ends, closes it (nothing may run on an expired view) and raises :class:`NotAwaitedError`,
   which reaches the poll caller like any callback exception.
+* Seeks in async callbacks. aiokafka wakes ``getmany()`` as soon as the new assignment is
+  set, before ``on_partitions_assigned`` has finished, so records from the committed position
+  can reach the application while an ``async def`` callback still awaits (say, an offset from
+  an external store) before its ``seek()``. While such a callback runs the adapter keeps the
+  newly assigned partitions paused (invisible in ``paused()``; a ``pause()`` made by the
+  callback stands), so the first records returned are the ones the callback chose.
 * Lost partitions. aiokafka has no lost callback: it calls ``on_partitions_revoked`` even
   when the member was already fenced or left the group (session expiry, ``max_poll_interval_ms``
   exceeded). As Java's coordinator does, the adapter calls ``on_partitions_lost`` instead
@@ -152,11 +158,12 @@ def _forward_coroutine(name: str) -> Any:
 class AIOKafkaRebalanceView(ExpiringView):
     """The runtime :class:`RebalanceConsumer`: aiokafka's permitted methods, until expiry."""
 
-    __slots__ = ("_coroutines",)
+    __slots__ = ("_coroutines", "_held")
 
     def __init__(self, target: Any, callback: str) -> None:
         super().__init__(target, callback)
         self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
+        self._held: set[TopicPartition] = set()  # paused by the adapter, not by the user
 
     commit = _forward_coroutine("commit")
     committed = _forward_coroutine("committed")
@@ -169,12 +176,32 @@ class AIOKafkaRebalanceView(ExpiringView):
     topics = _forward_coroutine("topics")
     seek = forward("seek")
     assignment = forward("assignment")
-    pause = forward("pause")
-    resume = forward("resume")
-    paused = forward("paused")
     partitions_for_topic = forward("partitions_for_topic")
     highwater = forward("highwater")
     last_stable_offset = forward("last_stable_offset")
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        self._check("pause")
+        self._target.pause(*partitions)
+        self._held.difference_update(partitions)  # the user's pause outlives the callback
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        self._check("resume")
+        self._target.resume(*(tp for tp in partitions if tp not in self._held))
+
+    def paused(self) -> AbstractSet[TopicPartition]:
+        self._check("paused")
+        return self._target.paused() - self._held  # type: ignore[no-any-return]
+
+    def _hold(self, partitions: AbstractSet[TopicPartition]) -> None:
+        """Pause what the user has not paused, so getmany() returns nothing before the seeks."""
+        self._held = (set(partitions) & self._target.assignment()) - self._target.paused()
+        self._target.pause(*self._held)
+
+    def _release(self) -> None:
+        assigned = self._target.assignment()
+        self._target.resume(*(tp for tp in self._held if tp in assigned))
+        self._held.clear()
 
     def _close_unawaited(self) -> list[str]:
         """Close coroutines the callback created but never awaited; return their method names."""
@@ -212,17 +239,11 @@ class _GuardedListener:
         await self._dispatch("on_partitions_lost" if lost else "on_partitions_revoked", revoked)
 
     async def _dispatch(self, name: str, partitions: AbstractSet[TopicPartition]) -> None:
-        callback: Callable[..., CallbackResult] = getattr(self._listener, name)
         view = AIOKafkaRebalanceView(self._consumer, f"{type(self._listener).__name__}.{name}")
         try:
             with live(view):
                 try:
-                    if self._takes_view[name]:
-                        result = callback(partitions, cast(RebalanceConsumer, view))
-                    else:
-                        result = callback(partitions)
-                    if result is not None:
-                        await result
+                    await self._run(view, name, partitions)
                 finally:
                     unawaited = view._close_unawaited()
                 if unawaited:
@@ -235,6 +256,28 @@ class _GuardedListener:
         except Exception as exc:
             self._hand_to_poll_caller(exc)
             raise  # aiokafka logs it, as it always did
+
+    async def _run(
+        self, view: AIOKafkaRebalanceView, name: str, partitions: AbstractSet[TopicPartition]
+    ) -> None:
+        """Call the user's method (with the view if it takes one); await it if async."""
+        callback: Callable[..., CallbackResult] = getattr(self._listener, name)
+        if self._takes_view[name]:
+            result = callback(partitions, cast(RebalanceConsumer, view))
+        else:
+            result = callback(partitions)
+        if result is None:
+            return
+        if name != "on_partitions_assigned":
+            await result
+            return
+        # aiokafka lets getmany() return records of the new assignment while this coroutine
+        # still runs: hold them back until its seeks are done, as a Java poll() would.
+        view._hold(partitions)
+        try:
+            await result
+        finally:
+            view._release()
 
     def _hand_to_poll_caller(self, exc: Exception) -> None:
         """Queue ``exc`` where aiokafka keeps errors for the next getone()/getmany()."""

@@ -69,12 +69,16 @@ def test_seek_in_assigned_resumes_at_the_externally_stored_offset(broker: Broker
     group = broker.group()
     store = {tp: 7}  # offsets kept outside Kafka; nothing is ever committed to the group
 
+    async def read_store(partition: TopicPartition) -> int:
+        await asyncio.sleep(1)  # an external store answers slower than Kafka fetches
+        return store[partition]
+
     class FromStore(RebalanceListener):
-        def on_partitions_assigned(
+        async def on_partitions_assigned(
             self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
         ) -> None:
             for partition in partitions:
-                consumer.seek(partition, store[partition])
+                consumer.seek(partition, await read_store(partition))
 
     def process(partition: TopicPartition, records: list[Any]) -> None:
         store[partition] = records[-1].offset + 1
@@ -90,7 +94,7 @@ def test_seek_in_assigned_resumes_at_the_externally_stored_offset(broker: Broker
 
     async def scenario() -> None:
         await produce(broker.bootstrap, topic, range(20), partition=0)
-        # "latest" would skip everything already written: the seek makes it start at 7.
+        # Without the seek, "latest" decides (the end on Kafka; tansu 0.x answers 1 here).
         offsets, committed = await session("latest", until=20)
         assert offsets == list(range(7, 20))
         await produce(broker.bootstrap, topic, range(20, 30), partition=0)
@@ -111,12 +115,19 @@ def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
     held = TopicPartition(topic, 0)
 
     class PauseOnFirstAssignment(Recorder):
-        def on_partitions_assigned(
+        def __init__(self) -> None:
+            super().__init__()
+            self.paused_inside: list[AbstractSet[TopicPartition]] = []
+
+        async def on_partitions_assigned(  # type: ignore[override]
             self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
         ) -> None:
             super().on_partitions_assigned(partitions, consumer)
+            await asyncio.sleep(0.2)
+            self.paused_inside.append(consumer.paused())
             if len(self.named("assigned")) == 1:
                 consumer.pause(held)
+                self.paused_inside.append(consumer.paused())
 
     async def scenario() -> None:
         for p in range(4):
@@ -127,8 +138,10 @@ def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
             c1 = make_consumer(broker.bootstrap, group, **sticky)
             set_rebalance_listener(c1, first)
             c1.subscribe([topic])
-            pump1 = await fleet.start(c1)
+            pump1 = await fleet.start(c1)  # returns before the async callback is done
+            await eventually(lambda: len(first.paused_inside) == 2, "the callback to finish")
             assert c1.paused() == {held}  # the pause made in the callback outlived it
+            assert first.paused_inside == [set(), {held}]  # the adapter's hold is invisible
             await eventually(lambda: len(pump1.records) >= 30, "the unpaused partitions")
             assert not [r for r in pump1.records if r.partition == held.partition]
 
@@ -144,6 +157,8 @@ def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
             assert first.named("revoked") == [frozenset(), everything]
             assert first.named("assigned") == [everything, first.assignment]
             assert second.named("assigned") == [second.assignment]
+            await eventually(lambda: len(first.paused_inside) == 3, "the callback to finish")
+            assert first.paused_inside[2] == set()
             assert c1.paused() == set()  # pause on a revoked partition is gone
 
             def held_values() -> set[int]:
