@@ -27,8 +27,8 @@ from tests.integration.broker import Broker
 from tests.integration.test_aiokafka_support import (
     Fleet,
     eventually,
+    fresh_topic,
     make_consumer,
-    partitions,
     produce,
     split_evenly,
 )
@@ -109,9 +109,7 @@ def test_seek_in_assigned_resumes_at_the_externally_stored_offset(broker: Broker
 def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
     broker: Broker,
 ) -> None:
-    topic = broker.create_topic(4)
-    group = broker.group()
-    everything = partitions(topic, 4)
+    topic, group, everything = fresh_topic(broker, 4)
     held = TopicPartition(topic, 0)
 
     class PauseOnFirstAssignment(Recorder):
@@ -173,9 +171,7 @@ def test_eager_rebalance_revokes_everything_and_pause_follows_the_assignment(
 def test_stored_view_expires_and_callback_errors_reach_getmany(
     broker: Broker, caplog: pytest.LogCaptureFixture
 ) -> None:
-    topic = broker.create_topic(2)
-    group = broker.group()
-    everything = partitions(topic, 2)
+    topic, group, everything = fresh_topic(broker, 2)
 
     class Faulty(Recorder):
         stored: RebalanceConsumer | None = None
@@ -241,9 +237,7 @@ def test_stored_view_expires_and_callback_errors_reach_getmany(
 
 
 def test_lost_instead_of_revoked_after_leaving_the_group(broker: Broker) -> None:
-    topic = broker.create_topic(2)
-    group = broker.group()
-    everything = partitions(topic, 2)
+    topic, group, everything = fresh_topic(broker, 2)
 
     async def scenario() -> None:
         listener = Recorder()
@@ -270,9 +264,7 @@ def test_lost_instead_of_revoked_after_leaving_the_group(broker: Broker) -> None
 def test_listener_registered_after_subscribe_replaced_and_removed_while_running(
     broker: Broker,
 ) -> None:
-    topic = broker.create_topic(2)
-    group = broker.group()
-    everything = partitions(topic, 2)
+    topic, group, everything = fresh_topic(broker, 2)
 
     async def scenario() -> None:
         first, second, peer = Recorder(), Recorder(), Recorder()

@@ -19,8 +19,8 @@ from tests.integration.test_aiokafka_support import (
     Fleet,
     Pump,
     eventually,
+    fresh_topic,
     make_consumer,
-    partitions,
     produce,
     split_evenly,
 )
@@ -64,9 +64,7 @@ class CommitOnRevoke(RebalanceListener):
 
 
 async def _scenario(broker: Broker) -> None:
-    topic = broker.create_topic(PARTITIONS)
-    group = broker.group()
-    everything = partitions(topic, PARTITIONS)
+    topic, group, everything = fresh_topic(broker, PARTITIONS)
     processed: list[int] = []
     produced = 0
     producing = True

@@ -16,7 +16,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
-from tests.integration.broker import GROUP_TIMEOUTS
+from tests.integration.broker import GROUP_TIMEOUTS, Broker
 
 DEADLINE_S = 60.0
 
@@ -118,6 +118,12 @@ class Fleet:
 
 def partitions(topic: str, count: int) -> frozenset[TopicPartition]:
     return frozenset(TopicPartition(topic, p) for p in range(count))
+
+
+def fresh_topic(broker: Broker, count: int) -> tuple[str, str, frozenset[TopicPartition]]:
+    """A new topic with ``count`` partitions, a new group id, and all the topic's partitions."""
+    topic = broker.create_topic(count)
+    return topic, broker.group(), partitions(topic, count)
 
 
 def split_evenly(
