@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import subprocess
 import sys
 import warnings
@@ -22,6 +23,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.structs import TopicPartition
 from rebalance_guard import RebalanceViewExpiredError
+from rebalance_guard._view import OMITTED
 from rebalance_guard.aiokafka import (
     AIOKafkaRebalanceView,
     NotAwaitedError,
@@ -302,3 +304,14 @@ def test_importing_the_module_does_not_import_aiokafka() -> None:
     code = "import sys, rebalance_guard.aiokafka; print('aiokafka' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_protocol_matches_aiokafka_and_the_runtime_view() -> None:
+    """Each permitted method is on the consumer and the view, async exactly where aiokafka's is."""
+    names = [n for n, v in vars(RebalanceConsumer).items() if callable(v) and not n.startswith("_")]
+    assert len(names) == 17
+    for name in names:
+        protocol_async = inspect.iscoroutinefunction(getattr(RebalanceConsumer, name))
+        assert inspect.iscoroutinefunction(getattr(AIOKafkaConsumer, name)) == protocol_async, name
+        assert callable(getattr(AIOKafkaRebalanceView, name)), name
+    assert not OMITTED & set(names)
