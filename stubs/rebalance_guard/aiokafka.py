@@ -7,7 +7,9 @@ async exactly where aiokafka's methods are coroutines (``commit``, ``committed``
 elsewhere. Listener methods may be ``def`` or ``async def``, mixed in one listener; the
 adapter awaits what needs awaiting.
 
-How it maps onto aiokafka (0.11-0.14), and why:
+How it maps onto aiokafka, and why (verified with aiokafka 0.14; it relies on three private
+attributes, ``consumer._subscription._listener``, ``consumer._coordinator.generation`` and
+``consumer._coordinator._pending_exception``, which the tests exercise against a broker):
 
 * Registration. aiokafka keeps the listener on the consumer's ``SubscriptionState`` and reads
   it each time it runs a callback, so :func:`set_rebalance_listener` stores the adapter there
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AIOKafkaRebalanceView",
+    "CommitOffsets",
     "NotAwaitedError",
     "RebalanceConsumer",
     "RebalanceListener",
