@@ -28,6 +28,9 @@ from rebalance_codemods.plan import Edit, Plan, Replacement, apply
 
 MANUAL_KEY = "rebalance_codemods.manual"
 SITES_KEY = "rebalance_codemods.sites"
+#: With this scratch key set, commands only plan: they report sites and refusals but leave the
+#: tree (and imports) alone. ``--check`` needs no more: every planned site is a change.
+PLAN_ONLY_KEY = "rebalance_codemods.plan_only"
 
 CLIENT_PACKAGES = frozenset(c.package for c in (*LISTENER_CLIENTS, CONFLUENT))
 
@@ -43,6 +46,17 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._edits: dict[cst.CSTNode, list[Edit]] = {}
+        self._index: Index | None = None
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        # Decide before resolving any metadata: most files that mention Kafka import no client.
+        self._index = build_index(tree)
+        if not self._index.packages & CLIENT_PACKAGES:
+            raise SkipFile("imports no Kafka client")
+        try:
+            return super().transform_module(tree)
+        finally:
+            self._index = None
 
     @contextmanager
     def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
@@ -59,9 +73,7 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         meta = Meta(self.get_metadata)
-        index = build_index(tree)
-        if not index.packages & CLIENT_PACKAGES:
-            raise SkipFile("imports no Kafka client")
+        index = self._index or build_index(tree)
         plan = Plan()
         for planner in self.PLANNERS:
             plan.merge(planner(tree, meta, index))
@@ -70,7 +82,7 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
             manual.append(site)
             self.warn(f"{site.line}: manual: {site.reason}")
         self.context.scratch[SITES_KEY] = self.context.scratch.get(SITES_KEY, 0) + plan.sites
-        if not plan.edits:
+        if not plan.edits or self.context.scratch.get(PLAN_ONLY_KEY):
             return tree
         for module, obj, asname in sorted(plan.imports, key=str):
             AddImportsVisitor.add_needed_import(self.context, module, obj, asname)

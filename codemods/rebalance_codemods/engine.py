@@ -13,11 +13,20 @@ from rebalance_lint.api import MAX_SOURCE_BYTES, mentions_kafka
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, MigrationResult
-from rebalance_codemods.commands import MANUAL_KEY, SITES_KEY, MigrateRebalanceListeners
+from rebalance_codemods.commands import (
+    MANUAL_KEY,
+    PLAN_ONLY_KEY,
+    SITES_KEY,
+    MigrateRebalanceListeners,
+)
 
 
-def migrate_bytes(source: bytes, filename: str) -> MigrationResult:
-    """The implementation behind :func:`rebalance_codemods.api.migrate_source`."""
+def migrate_bytes(source: bytes, filename: str, *, plan_only: bool = False) -> MigrationResult:
+    """The implementation behind :func:`rebalance_codemods.api.migrate_source`.
+
+    ``plan_only`` (for ``--check``) stops after planning: the result then has no
+    ``new_source``, and ``migrated_sites > 0`` exactly when the file would change.
+    """
     if not mentions_kafka(source):
         return MigrationResult("ok", skipped=True)
     if len(source) > MAX_SOURCE_BYTES:
@@ -31,7 +40,7 @@ def migrate_bytes(source: bytes, filename: str) -> MigrationResult:
         return MigrationResult("syntax_error", reason=_one_line(exc))
     except RecursionError:
         return MigrationResult("too_large", reason="too deeply nested for LibCST")
-    context = CodemodContext(filename=filename)
+    context = CodemodContext(filename=filename, scratch={PLAN_ONLY_KEY: plan_only})
     try:
         new_source = _transform(module, context)
     except Exception as exc:  # a codemod bug must be a status, not a failed run

@@ -22,6 +22,7 @@ from rebalance_lint.api import mentions_kafka
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, migrate_source
+from rebalance_codemods.engine import migrate_bytes
 from rebalance_codemods.files import python_files, write_atomic
 
 Mode = Literal["write", "diff", "check"]
@@ -46,11 +47,15 @@ def migrate_file(path: str, mode: Mode) -> Outcome:
         source = Path(path).read_bytes()
     except OSError as exc:
         return Outcome(path, error=f"cannot read: {exc.strerror or exc}")
-    result = migrate_source(source, path)
+    if mode == "check":  # planning tells whether a file would change; skip the rewrite
+        result = migrate_bytes(source, path, plan_only=True)
+    else:
+        result = migrate_source(source, path)
     if result.status != "ok":
         return Outcome(path, error=f"{result.status}: {result.reason}")
     new = result.new_source
-    outcome = Outcome(path, changed=new is not None, skipped=result.skipped,
+    changed = new is not None or (mode == "check" and result.migrated_sites > 0)
+    outcome = Outcome(path, changed=changed, skipped=result.skipped,
                       sites=result.migrated_sites, manual=result.manual)  # fmt: skip
     if new is None:
         return outcome

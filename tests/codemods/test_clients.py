@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 
 import pytest
-
 from rebalance_codemods.clients import AIOKAFKA, CONFLUENT, KAFKA_PYTHON, Client
 
 

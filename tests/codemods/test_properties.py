@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rebalance_codemods.api import migrate_source
+from rebalance_codemods.engine import migrate_bytes
 
 from tests.codemods.examples import LEGACY, PROGRAMS
 from tests.codemods.test_refusals import CASES
@@ -115,3 +116,13 @@ def test_bad_input_is_a_status() -> None:
     assert migrate_source(b"# coding: nope\nimport kafka\n").status == "decode_error"
     huge = b"import kafka\n" + b"x = 1\n" * 1_000_000
     assert migrate_source(huge).status == "too_large"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=range(len(SOURCES)))
+def test_check_mode_plans_exactly_the_files_a_migration_changes(source: str) -> None:
+    """``--check`` stops after planning; it must agree with a real run on every input."""
+    full = migrate_source(source.encode(), "legacy.py")
+    planned = migrate_bytes(source.encode(), "legacy.py", plan_only=True)
+    assert planned.new_source is None
+    assert (planned.migrated_sites > 0) == (full.new_source is not None)
+    assert planned.manual == full.manual

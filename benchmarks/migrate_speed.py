@@ -1,0 +1,143 @@
+"""How fast ``rebalance-guard migrate --check`` is on a fleet that is mostly not Kafka code.
+
+Usage::
+
+    python benchmarks/migrate_speed.py [--megabytes 21] [--kafka-copies 4] [--skip-libcst-tool]
+
+The corpus is real Python from the installed site-packages (every file of a deterministic
+stride over the packages, the Kafka clients themselves left out) plus the legacy example
+programs from ``examples/legacy``, ``--kafka-copies`` times each, copied into a temporary
+directory. One run measures, on the same files:
+
+* ``rebalance-guard migrate --check`` with ``-j 1`` and ``-j 2``;
+* the LibCST baseline: ``libcst.parse_module`` on every file (what any codemod run through
+  ``python -m libcst.tool codemod`` pays at least), in a fresh interpreter;
+* ``python -m libcst.tool codemod`` running the same codemod (``-j 1``, unified diff, so
+  nothing is written), unless ``--skip-libcst-tool``.
+
+Every figure is wall-clock time of a fresh process (interpreter start included); the script
+prints ratios and never asserts absolute times. It also checks that the ``--check`` run
+found exactly the Kafka files it should, so a fast but wrong run cannot look good.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY = ROOT / "examples" / "legacy"
+CLIENTS = {"kafka", "aiokafka", "confluent_kafka", "rebalance_guard"}
+MAX_FILE_BYTES = 1_000_000  # generated giants say little about real code
+
+PARSE_ALL = """\
+import sys
+from pathlib import Path
+import libcst
+for name in Path(sys.argv[1]).read_text().splitlines():
+    libcst.parse_module(Path(name).read_bytes())
+"""
+
+
+def build_corpus(target: Path, megabytes: float, kafka_copies: int) -> tuple[list[Path], int]:
+    """Copy the corpus into ``target``; return its files and its size in bytes."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    candidates = sorted(
+        p
+        for p in site.rglob("*.py")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and p.relative_to(site).parts[0] not in CLIENTS
+        and p.stat().st_size <= MAX_FILE_BYTES
+    )
+    budget = megabytes * 1e6
+    stride = max(1, int(sum(p.stat().st_size for p in candidates) // budget))
+    chosen: list[Path] = []
+    total = 0
+    for offset in range(stride):
+        for path in candidates[offset::stride]:
+            if total >= budget:
+                break
+            dest = target / "site" / path.relative_to(site)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+            chosen.append(dest)
+            total += path.stat().st_size
+        if total >= budget:
+            break
+    for copy in range(kafka_copies):
+        for legacy in sorted(LEGACY.glob("*.py")):
+            dest = target / "services" / f"svc{copy}" / legacy.name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(legacy, dest)
+            chosen.append(dest)
+            total += legacy.stat().st_size
+    return chosen, total
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    start = time.perf_counter()
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--megabytes", type=float, default=21.0)
+    parser.add_argument("--kafka-copies", type=int, default=4)
+    parser.add_argument("--skip-libcst-tool", action="store_true")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="migrate-bench-") as tmp:
+        corpus = Path(tmp) / "corpus"
+        files, size = build_corpus(corpus, args.megabytes, args.kafka_copies)
+        listing = Path(tmp) / "files.txt"
+        listing.write_text("\n".join(str(f) for f in files))
+        kafka_files = 3 * args.kafka_copies
+        print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB "
+              f"({kafka_files} legacy Kafka programs mixed in)")  # fmt: skip
+
+        rows: list[tuple[str, float]] = []
+        migrate = [sys.executable, "-m", "rebalance_lint.cli", "migrate", "--check"]
+        for jobs in ("1", "2"):
+            seconds, result = timed([*migrate, "-j", jobs, str(corpus)], ROOT)
+            pending = result.stdout.count("would migrate ")
+            if result.returncode != 1 or pending != kafka_files:
+                print(result.stdout[-2000:], result.stderr[-2000:], file=sys.stderr)
+                raise SystemExit(f"migrate --check -j {jobs}: expected {kafka_files} files")
+            print(f"  -j {jobs}: {result.stderr.strip().splitlines()[-1]}")
+            rows.append((f"rebalance-guard migrate --check -j {jobs}", seconds))
+
+        seconds, result = timed([sys.executable, "-c", PARSE_ALL, str(listing)], ROOT)
+        if result.returncode != 0:
+            print(result.stderr[-2000:], file=sys.stderr)  # a file LibCST cannot parse
+        rows.append(("libcst.parse_module on every file (baseline)", seconds))
+
+        if not args.skip_libcst_tool:
+            tool = [sys.executable, "-m", "libcst.tool", "codemod", "--no-format", "-j", "1",
+                    "-u", "1", "-x", "rebalance_codemods.commands.MigrateRebalanceListeners",
+                    str(corpus)]  # fmt: skip
+            seconds, result = timed(tool, ROOT)
+            rows.append(("python -m libcst.tool codemod (same codemod) -j 1", seconds))
+
+        print()
+        width = max(len(name) for name, _ in rows)
+        for name, seconds in rows:
+            print(f"{name:<{width}}  {seconds:8.2f} s")
+        check_j1, check_j2 = rows[0][1], rows[1][1]
+        print()
+        print(f"parse-every-file baseline / migrate --check -j 1: {rows[2][1] / check_j1:6.1f}x")
+        if not args.skip_libcst_tool:
+            print(f"libcst.tool codemod / migrate --check -j 1:       {rows[3][1] / check_j1:6.1f}x")
+        print(f"migrate --check -j 1 / -j 2:                      {check_j1 / check_j2:6.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
