@@ -325,7 +325,9 @@ class _Adapter:
             with live(view):
                 handler(partitions, cast(RebalanceConsumer, view))
         finally:
-            self._change(consumer, [view._seeks.get(_key(p), p) for p in partitions], add=True)
+            seeks = view._seeks
+            assignment = [seeks.get(_key(p), p) for p in partitions] if seeks else partitions
+            self._change(consumer, assignment, add=True)
             if view._paused:
                 consumer.pause([TopicPartition(*key) for key in view._paused])
 

@@ -35,10 +35,15 @@ def config(broker: Broker, group: str | None = None, **extra: Any) -> dict[str, 
 
 def produce(broker: Broker, topic: str, count: int, partitions: int, start: int = 0) -> None:
     """Write messages ``start .. start+count-1`` (the value is the number), round-robin."""
-    producer = Producer({"bootstrap.servers": broker.bootstrap})
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 5})
     for number in range(start, start + count):
-        producer.produce(topic, str(number).encode(), partition=number % partitions)
-    assert producer.flush(30) == 0, "producer could not deliver within 30 s"
+        while True:
+            try:
+                producer.produce(topic, str(number).encode(), partition=number % partitions)
+                break
+            except BufferError:  # local queue full: let deliveries drain
+                producer.poll(0.05)
+    assert producer.flush(60) == 0, "producer could not deliver within 60 s"
 
 
 def number(message: Message[Any, Any]) -> int:

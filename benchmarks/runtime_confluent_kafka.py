@@ -1,0 +1,204 @@
+"""Runtime overhead of rebalance_guard on confluent-kafka: throughput and callback dispatch.
+
+Throughput: two consumers in their own groups on the same topic, one a
+``rebalance_guard.confluent_kafka.Consumer`` with a guarded listener, one a plain
+``confluent_kafka.Consumer`` with plain ``on_assign``/``on_revoke`` callbacks doing the same
+work. Both join once; then alternating windows in which one of them re-reads the whole topic
+(seek to the beginning, ``poll()`` per message). The figure is the median guarded/plain ratio
+of adjacent windows (goal >= 0.98). ``poll()`` is confluent's own C method on both, and the
+listener runs only during rebalances, so the ratio measures noise, not cost; the dispatch
+figures below are the guard's real price.
+Dispatch: one ``on_assign(consumer, partitions)`` as librdkafka calls it, through the adapter
+(fresh view, liveness, ``assign()`` with recorded seeks) against a plain callback that calls
+``assign()`` itself (what confluent does after a callback that did not).
+
+    python benchmarks/runtime_confluent_kafka.py     # starts its own tansu broker
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import confluent_kafka  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition  # noqa: E402
+from rebalance_guard.confluent_kafka import (  # noqa: E402
+    Consumer,
+    RebalanceConsumer,
+    RebalanceListener,
+    set_rebalance_listener,
+)
+
+from tests.integration.broker import Broker  # noqa: E402
+from tests.integration.test_confluent_kafka_support import config, poll_until, produce  # noqa: E402
+
+MESSAGES = 200_000
+PARTITIONS = 4
+ROUNDS = 15  # window pairs, order alternating: short adjacent windows share the machine's load
+DISPATCHES = 5_000
+
+
+class Guarded(RebalanceListener):
+    def __init__(self) -> None:
+        self.assigned: list[TopicPartition] = []
+
+    def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.assigned = partitions
+
+
+class Plain:
+    def __init__(self) -> None:
+        self.assigned: list[TopicPartition] = []
+
+    def on_assign(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
+    ) -> None:
+        self.assigned = partitions
+
+    def on_revoke(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
+    ) -> None:
+        pass
+
+
+def _consumers(broker: Broker, topic: str) -> dict[str, confluent_kafka.Consumer]:
+    """Joined consumers, each owning the whole topic: guarded, plain, and a second plain one."""
+    guarded = Consumer(config(broker))
+    set_rebalance_listener(guarded, Guarded())
+    guarded.subscribe([topic])
+    consumers: dict[str, confluent_kafka.Consumer] = {"guarded": guarded}
+    for name in ("plain", "plain again"):
+        plain = confluent_kafka.Consumer(config(broker))
+        callbacks = Plain()
+        plain.subscribe([topic], on_assign=callbacks.on_assign, on_revoke=callbacks.on_revoke)
+        consumers[name] = plain
+    poll_until(
+        list(consumers.values()),
+        lambda: all(len(c.assignment()) == PARTITIONS for c in consumers.values()),
+        what="assignment",
+    )
+    return consumers
+
+
+def _window(consumer: confluent_kafka.Consumer, topic: str) -> float:
+    """Messages/second while ``consumer`` re-reads the whole topic from the beginning.
+
+    Timed from the first message to the last: after a seek librdkafka first waits out the
+    fetch it has in flight (up to fetch.wait.max.ms), which is not consumer throughput.
+    Between windows the consumer is paused, so each starts with nothing prefetched.
+    """
+    partitions = [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)]
+    for partition in partitions:
+        consumer.seek(partition)
+    consumer.resume(partitions)
+    seen = total = 0
+    started = 0.0
+    while seen < MESSAGES:
+        message = consumer.poll(1.0)
+        if message is not None and message.error() is None:
+            if not seen:
+                started = time.perf_counter()
+            seen += 1
+            total += int(message.value() or 0)  # the "processing"
+    elapsed = time.perf_counter() - started
+    consumer.pause(partitions)
+    return (seen - 1) / elapsed
+
+
+def _throughput(broker: Broker, topic: str) -> list[dict[str, float]]:
+    """Messages/second of each consumer per round; the order rotates from round to round.
+
+    "plain again" against "plain" is the control: the spread of a ratio with no difference.
+    """
+    consumers = _consumers(broker, topic)
+    names = list(consumers)
+    try:
+        for consumer in consumers.values():
+            _window(consumer, topic)  # warm-up: broker caches, first fetches
+        rounds = []
+        for round_ in range(ROUNDS):
+            order = names[round_ % 3 :] + names[: round_ % 3]
+            rounds.append({name: _window(consumers[name], topic) for name in order})
+        return rounds
+    finally:
+        for consumer in consumers.values():
+            consumer.close()
+
+
+def _dispatch_us(broker: Broker) -> tuple[float, float, float]:
+    """Microseconds per on_assign as librdkafka calls it: plain, guarded, guarded minus plain.
+
+    Medians over back-to-back pairs (order alternating): ``assign()`` is a round trip to
+    librdkafka's thread whose cost swings with the machine's load, so only paired calls
+    isolate what the guard adds.
+    """
+    parts = [TopicPartition("bench", p) for p in range(PARTITIONS)]
+    consumer = Consumer(config(broker))  # not subscribed: assign() is local, no rebalance
+    try:
+        plain = Plain()
+
+        def plain_on_assign(c: confluent_kafka.Consumer, partitions: list[TopicPartition]) -> None:
+            plain.on_assign(c, partitions)
+            c.assign(partitions)  # what confluent does after a callback that did not
+
+        set_rebalance_listener(consumer, Guarded())
+        guarded: Any = consumer._rebalance.on_assign  # what confluent's subscribe() was given
+        times: dict[Any, list[float]] = {plain_on_assign: [], guarded: []}
+        for i in range(DISPATCHES):
+            for callback in (plain_on_assign, guarded) if i % 2 else (guarded, plain_on_assign):
+                started = time.perf_counter()
+                callback(consumer, parts)
+                times[callback].append((time.perf_counter() - started) * 1e6)
+        pairs = zip(times[plain_on_assign], times[guarded], strict=True)
+        return (
+            statistics.median(times[plain_on_assign]),
+            statistics.median(times[guarded]),
+            statistics.median(g - p for p, g in pairs),
+        )
+    finally:
+        consumer.close()
+
+
+def measure(bootstrap: str) -> list[tuple[str, float, str]]:
+    """Rows (name, value, unit) for benchmarks/runtime_overhead.py."""
+    broker = Broker(bootstrap=bootstrap)  # topics through the Kafka admin API
+    topic = broker.create_topic(PARTITIONS)
+    produce(broker, topic, MESSAGES, PARTITIONS)
+    rounds = _throughput(broker, topic)
+    plain_us, guarded_us, overhead_us = _dispatch_us(broker)
+
+    def median(name: str) -> float:
+        return statistics.median(r[name] for r in rounds)
+
+    def ratio(name: str) -> float:
+        return statistics.median(r[name] / r["plain"] for r in rounds)
+
+    return [
+        ("consume, plain listener (median)", median("plain"), "msg/s"),
+        ("consume, guarded listener (median)", median("guarded"), "msg/s"),
+        ("consume ratio guarded/plain (median of rounds)", ratio("guarded"), "ratio"),
+        ("control: ratio plain/plain (median of rounds)", ratio("plain again"), "ratio"),
+        ("dispatch on_assign + assign, plain (median)", plain_us, "us"),
+        ("dispatch on_assign + assign, guarded (median)", guarded_us, "us"),
+        ("dispatch overhead per callback (median of pairs)", overhead_us, "us"),
+    ]
+
+
+if __name__ == "__main__":
+    from tests.integration.broker import start_broker
+
+    brokers = start_broker()
+    try:
+        for name, value, unit in measure(next(brokers).bootstrap):
+            print(f"{name:<48} {value:>14.3f}  {unit}", flush=True)
+    finally:
+        next(brokers, None)  # runs start_broker()'s cleanup
