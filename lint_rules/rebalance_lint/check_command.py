@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from rebalance_lint.api import FileReport, check_source
@@ -31,7 +31,31 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--select",
+        type=_codes,
+        default=("KRB",),
+        metavar="CODES",
+        help="comma-separated codes or prefixes to report, as flake8 (default: KRB, all)",
+    )
+    parser.add_argument(
+        "--ignore", type=_codes, default=(), metavar="CODES", help="codes or prefixes to skip"
+    )
     return parser
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    if not all(c.startswith("KRB") for c in codes):
+        raise argparse.ArgumentTypeError(f"not KRB codes: {value!r}")
+    return codes
+
+
+def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """flake8's rule: the longest matching prefix decides between select and ignore."""
+    chosen = max((len(p) for p in select if code.startswith(p)), default=-1)
+    dropped = max((len(p) for p in ignore if code.startswith(p)), default=-1)
+    return chosen > dropped
 
 
 def iter_python_files(path: Path) -> Iterator[Path]:
@@ -86,6 +110,12 @@ def run(argv: Sequence[str]) -> int:
                 results.append({"path": str(path), "status": "unreadable", "reason": report})
                 problems += 1
                 continue
+            report = replace(
+                report,
+                findings=tuple(
+                    f for f in report.findings if selected(f.code, args.select, args.ignore)
+                ),
+            )
             skipped += report.skipped
             findings += len(report.findings)
             problems += report.status != "ok"

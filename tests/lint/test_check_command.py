@@ -76,6 +76,16 @@ def test_json_output(tree: Path) -> None:
     assert "clean.py" not in by_path and "plain.py" not in by_path
 
 
+def test_select_and_ignore_work_like_flake8(tree: Path) -> None:
+    bugs_only = check("--select", "KRB1", tree)
+    assert "KRB101" in bugs_only.stdout and "KRB203" not in bugs_only.stdout
+    advice_only = check("--select=KRB2", "--ignore=KRB201", tree)
+    assert "KRB203" in advice_only.stdout and "KRB101" not in advice_only.stdout
+    longest_prefix_wins = check("--ignore=KRB1", "--select=KRB101", tree / "pkg" / "bad.py")
+    assert "KRB101" in longest_prefix_wins.stdout
+    assert check("--select=E501", tree).returncode == 2
+
+
 def test_clean_tree_exits_zero(tmp_path: Path) -> None:
     (tmp_path / "ok.py").write_text("import kafka\n")
     result = check(tmp_path)

@@ -51,6 +51,7 @@ def test_manifest_is_valid_and_names_both_hooks() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
     assert hooks["rebalance-guard-check"]["entry"] == "rebalance-guard check"
+    assert hooks["rebalance-guard-check"]["args"] == ["--select=KRB1"]  # bugs; advice: migrate
     assert hooks["rebalance-guard-migrate"]["entry"] == "rebalance-guard migrate --check"
     assert all(hook["types"] == ["python"] for hook in hooks.values())
 
@@ -82,4 +83,5 @@ def test_check_hook_through_try_repo(tmp_path: Path) -> None:
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "consumer.py:5:5: KRB101 poll() on the consumer inside on_revoke()" in output
+    assert "KRB203" not in output  # the hook's default args report bugs only
     assert "clean.py" not in output.replace("- files were modified", "")
