@@ -105,7 +105,13 @@ def members() -> Iterator[list[Member]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(p, marks=pytest.mark.kafka_python) if p.startswith("kafka_python") else p
+        for p in PROGRAMS
+    ],
+)
 def test_migrated_program_commits_on_revoke_and_processes_once(
     broker: Broker, migrated: Path, program: str, tmp_path: Path, members: list[Member]
 ) -> None:
