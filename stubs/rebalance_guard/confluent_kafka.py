@@ -57,6 +57,10 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
 * ``on_partitions_lost`` (confluent's ``on_lost``: the member was fenced or its session
   expired) defaults to ``on_partitions_revoked``.
 
+* During ``close()`` librdkafka still runs the revocation (the adapter's too) and a
+  synchronous ``commit()`` there works, but ``committed()`` there times out: librdkafka
+  no longer answers offset fetches once the consumer is closing (raw confluent alike).
+
 Listener methods must be plain ``def``: confluent calls callbacks synchronously from the
 polling thread and cannot await. Legacy one-argument methods ``(self, partitions)`` are
 called without the view. confluent's own ``on_assign``/``on_revoke``/``on_lost`` callbacks
