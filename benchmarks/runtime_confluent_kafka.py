@@ -1,13 +1,14 @@
 """Runtime overhead of rebalance_guard on confluent-kafka: throughput and callback dispatch.
 
-Throughput: two consumers in their own groups on the same topic, one a
-``rebalance_guard.confluent_kafka.Consumer`` with a guarded listener, one a plain
+Throughput: consumers in their own groups on the same topic: a
+``rebalance_guard.confluent_kafka.Consumer`` with a guarded listener, and two plain
 ``confluent_kafka.Consumer`` with plain ``on_assign``/``on_revoke`` callbacks doing the same
-work. Both join once; then alternating windows in which one of them re-reads the whole topic
+work. All join once; then rotating windows in which one of them re-reads the whole topic
 (seek to the beginning, ``poll()`` per message). The figure is the median guarded/plain ratio
-of adjacent windows (goal >= 0.98). ``poll()`` is confluent's own C method on both, and the
-listener runs only during rebalances, so the ratio measures noise, not cost; the dispatch
-figures below are the guard's real price.
+of adjacent windows (goal >= 0.98), in wall time and in CPU time of the polling thread; the
+second plain consumer gives the same ratios for two identical consumers: the noise floor.
+``poll()`` is confluent's own C method on both and the listener runs only during
+rebalances, so the ratio measures noise, not cost; the dispatch figures are the guard's price.
 Dispatch: one ``on_assign(consumer, partitions)`` as librdkafka calls it, through the adapter
 (fresh view, liveness, ``assign()`` with recorded seeks) against a plain callback that calls
 ``assign()`` itself (what confluent does after a callback that did not).
@@ -89,8 +90,11 @@ def _consumers(broker: Broker, topic: str) -> dict[str, confluent_kafka.Consumer
     return consumers
 
 
-def _window(consumer: confluent_kafka.Consumer, topic: str) -> float:
-    """Messages/second while ``consumer`` re-reads the whole topic from the beginning.
+def _window(consumer: confluent_kafka.Consumer, topic: str) -> tuple[float, float]:
+    """Messages per wall second and per CPU second of the polling thread, re-reading the topic.
+
+    CPU time of this thread is what a guard on the poll path would cost; it is much less
+    disturbed by other processes on the machine than wall time.
 
     Timed from the first message to the last: after a seek librdkafka first waits out the
     fetch it has in flight (up to fetch.wait.max.ms), which is not consumer throughput.
@@ -101,20 +105,20 @@ def _window(consumer: confluent_kafka.Consumer, topic: str) -> float:
         consumer.seek(partition)
     consumer.resume(partitions)
     seen = total = 0
-    started = 0.0
+    started = cpu_started = 0.0
     while seen < MESSAGES:
         message = consumer.poll(1.0)
         if message is not None and message.error() is None:
             if not seen:
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.thread_time()
             seen += 1
             total += int(message.value() or 0)  # the "processing"
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu_started
     consumer.pause(partitions)
-    return (seen - 1) / elapsed
+    return (seen - 1) / elapsed, (seen - 1) / cpu
 
 
-def _throughput(broker: Broker, topic: str) -> list[dict[str, float]]:
+def _throughput(broker: Broker, topic: str) -> list[dict[str, tuple[float, float]]]:
     """Messages/second of each consumer per round; the order rotates from round to round.
 
     "plain again" against "plain" is the control: the spread of a ratio with no difference.
@@ -177,16 +181,18 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
     plain_us, guarded_us, overhead_us = _dispatch_us(broker)
 
     def median(name: str) -> float:
-        return statistics.median(r[name] for r in rounds)
+        return statistics.median(r[name][0] for r in rounds)
 
-    def ratio(name: str) -> float:
-        return statistics.median(r[name] / r["plain"] for r in rounds)
+    def ratio(name: str, clock: int = 0) -> float:
+        return statistics.median(r[name][clock] / r["plain"][clock] for r in rounds)
 
     return [
         ("consume, plain listener (median)", median("plain"), "msg/s"),
         ("consume, guarded listener (median)", median("guarded"), "msg/s"),
         ("consume ratio guarded/plain (median of rounds)", ratio("guarded"), "ratio"),
         ("control: ratio plain/plain (median of rounds)", ratio("plain again"), "ratio"),
+        ("consume ratio guarded/plain, polling-thread CPU", ratio("guarded", 1), "ratio"),
+        ("control: ratio plain/plain, polling-thread CPU", ratio("plain again", 1), "ratio"),
         ("dispatch on_assign + assign, plain (median)", plain_us, "us"),
         ("dispatch on_assign + assign, guarded (median)", guarded_us, "us"),
         ("dispatch overhead per callback (median of pairs)", overhead_us, "us"),
