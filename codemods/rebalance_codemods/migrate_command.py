@@ -82,10 +82,6 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
     )
 
 
-def _migrate_chunk(paths: list[str], mode: Mode) -> list[Outcome]:
-    return [migrate_file(path, mode) for path in paths]
-
-
 def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
     """Run in-process for one job; otherwise the cheap byte check stays here and only files
     that may involve Kafka go to the worker processes."""
@@ -106,10 +102,9 @@ def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
     if not candidates:
         return
     workers = min(jobs, len(candidates))
-    chunks = [candidates[i::workers] for i in range(workers)]
+    chunk = max(1, len(candidates) // (workers * 4))  # small chunks: a slow worker gets fewer
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for done in pool.map(_migrate_chunk, chunks, [mode] * workers):
-            yield from done
+        yield from pool.map(migrate_file, candidates, [mode] * len(candidates), chunksize=chunk)
 
 
 def _parser() -> argparse.ArgumentParser:
