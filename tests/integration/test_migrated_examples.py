@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
+from kafka import __version__ as kafka_version
 
-from tests.codemods.examples import PROGRAMS, ROOT, migrated_examples
+from tests.codemods.examples import LEGACY, PROGRAMS, ROOT, migrated_examples
 from tests.integration.broker import Broker
 
 PARTITIONS = 4
@@ -46,12 +47,14 @@ def _records(path: Path) -> list[tuple[int, int, str]]:
     return [(int(p), int(o), v) for p, o, v in rows]
 
 
-def _wait(condition: Callable[[], bool], what: str, *logs: Path, timeout: float = 60) -> None:
+def _wait(condition: Callable[[], bool], what: str, *members: Member, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
-        if time.monotonic() > deadline:
-            stderr = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in logs)
-            raise AssertionError(f"timed out waiting for {what}\n{stderr}")
+        exited = [m for m in members if m.proc.poll() is not None]
+        if exited or time.monotonic() > deadline:
+            stderr = "\n".join(f"--- {m.err.name}\n{m.err.read_text()[-3000:]}" for m in members)
+            why = "a member exited" if exited else "timed out"
+            raise AssertionError(f"{why} waiting for {what}\n{stderr}")
         time.sleep(0.1)
 
 
@@ -115,19 +118,37 @@ def members() -> Iterator[list[Member]]:
 def test_migrated_program_commits_on_revoke_and_processes_once(
     broker: Broker, migrated: Path, program: str, tmp_path: Path, members: list[Member]
 ) -> None:
+    _two_members_across_a_rebalance(migrated / program, broker, tmp_path, members)
+
+
+@pytest.mark.skipif(
+    not kafka_version.startswith("3."), reason="kafka-python 2 runs listeners on the poll thread"
+)
+def test_unmigrated_kafka_python_program_fails_the_same_check(
+    broker: Broker, tmp_path: Path, members: list[Member]
+) -> None:
+    """The control: on kafka-python 3 the legacy program's commit in the revoke callback
+    raises on the IO thread, so the scenario above fails without the migration."""
+    with pytest.raises(AssertionError, match=r"Cannot block on net\.run"):
+        _two_members_across_a_rebalance(LEGACY / PROGRAMS[0], broker, tmp_path, members)
+
+
+def _two_members_across_a_rebalance(
+    program: Path, broker: Broker, tmp_path: Path, members: list[Member]
+) -> None:
     topic, group = broker.create_topic(PARTITIONS), broker.group()
     _produce(broker.bootstrap, topic, [f"first-{i}" for i in range(BATCH)])
 
-    a = Member(migrated / program, broker, topic, group, tmp_path / "a.out")
+    a = Member(program, broker, topic, group, tmp_path / "a.out")
     members.append(a)
-    _wait(lambda: len(_records(a.out)) >= BATCH, "member A to process the first batch", a.err)
+    _wait(lambda: len(_records(a.out)) >= BATCH, "member A to process the first batch", a)
     assert _committed(broker.bootstrap, group, topic) == dict.fromkeys(range(PARTITIONS), -1001), (
         "nothing may be committed before the rebalance: commits happen only on revoke"
     )
 
-    b = Member(migrated / program, broker, topic, group, tmp_path / "b.out")
+    b = Member(program, broker, topic, group, tmp_path / "b.out")
     members.append(b)
-    _wait(lambda: any(b.events("assigned")), "member B to be assigned partitions", a.err, b.err)
+    _wait(lambda: any(b.events("assigned")), "member B to be assigned partitions", a, b)
 
     # A's revoke callback committed what it had processed, and the commit landed.
     assert a.events("revoked"), a.err.read_text()
@@ -137,7 +158,7 @@ def test_migrated_program_commits_on_revoke_and_processes_once(
 
     _produce(broker.bootstrap, topic, [f"second-{i}" for i in range(BATCH)])
     everything = lambda: _records(a.out) + _records(b.out)  # noqa: E731
-    _wait(lambda: len(everything()) >= 2 * BATCH, "both batches to be processed", a.err, b.err)
+    _wait(lambda: len(everything()) >= 2 * BATCH, "both batches to be processed", a, b)
     time.sleep(1)  # a duplicate would show up now
     assert a.stop() == 0, a.err.read_text()
     assert b.stop() == 0, b.err.read_text()
