@@ -58,6 +58,7 @@ def render_report(
     entries: Sequence[RepoReadiness],
     findings: Sequence[dict[str, Any]],
     problems: Sequence[dict[str, Any]],
+    manual: Sequence[dict[str, Any]],
     generated: str,
 ) -> str:
     """The whole page as one string."""
@@ -127,6 +128,13 @@ def render_report(
             ),
             set(range(1, 9)),
         ),
+        manual_table=_table(
+            ["repo", "path", "line", "why the codemods leave it"],
+            ([m["repo"], m["path"], m["line"], m["reason"]] for m in manual[:MAX_FINDING_ROWS]),
+            {2},
+        )
+        if manual
+        else '<p class="empty">No manual sites.</p>',
         status_chart=bar_chart("Files per status", statuses),
         problem_table=_table(
             ["repo", "path", "status", "reason"],

@@ -54,7 +54,8 @@ def write_outputs(
     findings = findings_table(results)
     pq.write_table(findings, directory / "findings.parquet")
     pq.write_table(files_table(results), directory / "files.parquet")
-    pq.write_table(manual_sites_table(results), directory / "manual_sites.parquet")
+    manual = manual_sites_table(results)
+    pq.write_table(manual, directory / "manual_sites.parquet")
     pq.write_table(readiness_table(entries), directory / "readiness.parquet")
 
     rows = results.to_pylist()
@@ -76,7 +77,9 @@ def write_outputs(
         f" on {context['master']}."
     )
     problems = [r for r in rows if r["status"] != "ok"]
-    html = render_report(totals, entries, findings.to_pylist(), problems, generated)
+    html = render_report(
+        totals, entries, findings.to_pylist(), problems, manual.to_pylist(), generated
+    )
     (directory / "report.html").write_text(html, encoding="utf-8")
     _write_json(
         directory / MARKER,

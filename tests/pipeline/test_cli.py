@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow.parquet as pq
 import pytest
+import rebalance_scan
 from rebalance_lint.cli import main
 
 from tests.pipeline.conftest import EXAMPLE_FLEET, ROOT
@@ -71,31 +72,38 @@ def test_readme_command_scans_the_example_fleet(fleet_scan: ScanResult, tmp_path
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_local_cluster_with_two_executor_jvms_matches_local_1(
+def test_spark_submit_on_two_executor_jvms_matches_local_1(
     spark: SparkSession, tmp_path: Path
 ) -> None:
+    """The unchanged job under spark-submit on local-cluster[2,1,1024] (two executor JVMs,
+    each with its own Python workers) gives what the fixture's local[1] gives."""
+    import pyspark
+
     fleet = copy_fleet(EXAMPLE_FLEET, tmp_path / "fleet")
     outside = tmp_path / "outside"
     outside.mkdir()
     add_bad_files(fleet / "payments-worker", outside)
     local = run_scan(spark, tmp_path / "local1", fleets=[str(fleet)], max_bytes=8192)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_HOME")}
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    main_py = Path(rebalance_scan.__file__).parent / "__main__.py"
+    cluster = tmp_path / "cluster"
     command = [
-        str(BIN / "rebalance-guard"),
-        "scan",
+        str(submit),
+        "--master",
+        "local-cluster[2,1,1024]",
+        str(main_py),
         "--fleet",
         str(fleet),
         "--max-file-bytes",
         "8192",
-        "--master",
-        "local-cluster[2,1,1024]",
         "--out",
-        str(tmp_path / "cluster"),
+        str(cluster),
     ]
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}  # driver and executors' Python
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
-    assert done.returncode == 0, done.stderr
-    assert "local-cluster[2,1,1024]" in done.stderr
-    cluster = tmp_path / "cluster"
+    assert done.returncode == 0, done.stderr[-3000:]
+    # spark-submit merges the Python driver's stderr into its stdout
+    assert "scanning on executors (local-cluster[2,1,1024]" in done.stdout + done.stderr
     assert finding_keys(_table(cluster / "findings.parquet")) == finding_keys(
         _table(local.out / "findings.parquet")
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +106,8 @@ def test_html_report_is_self_contained(fleet_scan: ScanResult) -> None:
         assert repo.name in html
     for finding in _read(fleet_scan.out / "findings.parquet"):
         assert str(finding["code"]) in html
+    manual = _read(fleet_scan.out / "manual_sites.parquet")
+    assert manual and all(escape(str(m["reason"])) in html for m in manual)
 
 
 def test_bad_input_is_a_row_and_good_findings_stay(

@@ -1,0 +1,180 @@
+"""How the fleet scan scales: ``local[1]`` vs ``local[2]``, and against one process.
+
+Usage::
+
+    python benchmarks/scan_scaling.py [--megabytes 24] [--repeat 1] [--masters local[1] local[2]]
+
+The corpus is real Python from the installed site-packages, one "repository" per top-level
+package: the three Kafka clients first (they exercise the rules and the LibCST dry-run),
+then other packages in a fixed order until ``--megabytes`` is reached. It is copied into a
+temporary directory so every contender reads the same files.
+
+Contenders, all on the same files:
+- ``rebalance-guard scan`` on each master: wall time of the scan itself (job, collect,
+  outputs), after a warm-up scan that starts the Python workers; the JVM start is reported
+  separately because a long-lived cluster pays it once.
+- ``rebalance-guard check`` in one process (the rules only, as a developer runs it).
+- one process calling the scan's per-file function (rules + migration dry-run), i.e. the
+  scan's work without Spark.
+Times are wall-clock minima over ``--repeat``; the script prints ratios and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rebalance_scan.executor import scan_file
+from rebalance_scan.reading import DEFAULT_MAX_BYTES
+from rebalance_scan.scan import list_inputs, scan_to_directory
+from rebalance_scan.session import spark_session
+from rebalance_scan.sources import resolve_sources
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("kafka", "aiokafka", "confluent_kafka", "pyspark", "numpy", "mypy", "libcst",
+            "pip", "setuptools", "pyarrow", "hypothesis", "_pytest", "pandas")  # fmt: skip
+
+
+def build_corpus(target: Path, megabytes: float) -> tuple[int, int]:
+    """Copy whole packages into ``target/<package>/`` until the budget is met."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    files = total = 0
+    for package in PACKAGES:
+        if total >= megabytes * 1e6:
+            break
+        source = site / package
+        if not source.is_dir():
+            continue
+        for path in sorted(source.rglob("*.py")):
+            if "__pycache__" in path.parts or not path.is_file() or path.is_symlink():
+                continue
+            copy = target / package / path.relative_to(source)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+            files += 1
+            total += copy.stat().st_size
+    return files, total
+
+
+def best(repeat: int, run: Callable[[], None]) -> float:
+    """Minimum wall time of ``repeat`` runs."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def time_scan(master: str, fleet: Path, work: Path, repeat: int) -> tuple[float, float, int]:
+    """(JVM start seconds, scan seconds, findings) for one master."""
+    started = time.perf_counter()
+    spark = spark_session(master)
+    startup = time.perf_counter() - started
+    repos, datasets = resolve_sources([], [str(fleet)])
+    job = list_inputs(repos, datasets)
+    warm, _ = resolve_sources([], [str(ROOT / "examples" / "fleet")])
+    scan_to_directory(spark, list_inputs(warm, []), work / "warm-up")
+    findings = 0
+
+    def scan() -> None:
+        nonlocal findings
+        result = scan_to_directory(spark, job, work / f"out-{master}")
+        findings = sum(result.totals.rules.values())
+
+    seconds = best(repeat, scan)
+    spark.stop()
+    return startup, seconds, findings
+
+
+def time_check(fleet: Path, repeat: int) -> tuple[float, int]:
+    repos = sorted(str(p) for p in fleet.iterdir())
+    output: dict[str, dict[str, int]] = {}
+
+    def check() -> None:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "rebalance-guard"), "check", "--format", "json",
+             *repos], capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        output.update(json.loads(done.stdout))
+
+    return best(repeat, check), output["summary"]["findings"]
+
+
+def time_single_process(fleet: Path, repeat: int) -> float:
+    repos, _ = resolve_sources([], [str(fleet)])
+    refs = list(list_inputs(repos, []).files)
+
+    def loop() -> None:
+        for ref in refs:
+            scan_file(ref.repo, ref.path, ref.root, None, DEFAULT_MAX_BYTES)
+
+    return best(repeat, loop)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--megabytes", type=float, default=24.0)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
+    args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with tempfile.TemporaryDirectory(prefix="scan-bench-") as tmp:
+        work = Path(tmp)
+        fleet = work / "fleet"
+        files, size = build_corpus(fleet, args.megabytes)
+        mb = size / 1e6
+        print(
+            f"corpus: {files} files, {mb:.1f} MB in {len(list(fleet.iterdir()))} repositories "
+            f"({', '.join(sorted(p.name for p in fleet.iterdir()))}); cpus: {os.cpu_count()}"
+        )
+        rows: list[tuple[str, float, str]] = []
+        scan_seconds: dict[str, float] = {}
+        for master in args.masters:
+            startup, seconds, findings = time_scan(master, fleet, work, args.repeat)
+            scan_seconds[master] = seconds
+            rows.append(
+                (
+                    f"scan {master}",
+                    seconds,
+                    f"{findings} findings; JVM start {startup:.1f}s not included",
+                )
+            )
+        check_seconds, check_findings = time_check(fleet, args.repeat)
+        rows.append(
+            (
+                "rebalance-guard check (1 process, rules only)",
+                check_seconds,
+                f"{check_findings} findings",
+            )
+        )
+        single = time_single_process(fleet, args.repeat)
+        rows.append(("1 process, rules + migration dry-run (scan's work)", single, ""))
+        print(f"\n{'contender':<52} {'wall s':>8} {'files/s':>9} {'MB/s':>7}  notes")
+        for name, seconds, note in rows:
+            print(
+                f"{name:<52} {seconds:>8.2f} {files / seconds:>9.0f} {mb / seconds:>7.2f}  {note}"
+            )
+        print()
+        if len(args.masters) >= 2:
+            first, second = args.masters[0], args.masters[1]
+            print(
+                f"speed-up {second} vs {first}: "
+                f"{scan_seconds[first] / scan_seconds[second]:.2f}x (goal >= 1.6x on 2 cores)"
+            )
+        fastest = min(scan_seconds.values())
+        print(f"fastest scan vs rebalance-guard check: {check_seconds / fastest:.2f}x")
+        print(f"fastest scan vs one process doing the same work: {single / fastest:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
