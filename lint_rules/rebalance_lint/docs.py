@@ -39,7 +39,12 @@ def readme_table() -> str:
 
 def rule_page(rule: Rule) -> str:
     """One rule's documentation page."""
-    kind = "migration advice" if rule.code.startswith("KRB2") else "bug, on by default"
+    kind = (
+        "migration advice; off by default in flake8 (`--extend-select=KRB2`), reported by "
+        "`rebalance-guard check` unless `--select=KRB1`"
+        if rule.code.startswith("KRB2")
+        else "bug, on by default"
+    )
     fixable = "yes: `rebalance-guard migrate`" if rule.fixable else "no"
     return (
         f"<!-- generated from rebalance_lint.rule_table; do not edit by hand -->\n"

@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from rebalance_guard import __version__
 
 from rebalance_lint.api import KAFKA_MARKERS
 
 _MARKERS = tuple(marker.decode("ascii") for marker in KAFKA_MARKERS)
-
-try:
-    _VERSION = version("rebalance-guard")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    _VERSION = "0"
 
 
 class RebalanceChecker:
     """flake8 checker for the KRB rules."""
 
     name = "rebalance-guard"
-    version = _VERSION
+    version = __version__
+
+    @staticmethod
+    def add_options(parser: Any) -> None:
+        """KRB2xx are migration advice: off unless selected (``--extend-select=KRB2``)."""
+        parser.extend_default_ignore(["KRB2"])
 
     def __init__(self, tree: ast.Module, lines: list[str]) -> None:
         self._tree = tree

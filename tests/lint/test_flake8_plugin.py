@@ -60,6 +60,26 @@ def test_disable_noqa_shows_what_noqa_hid() -> None:
     assert len(unfiltered) > len(suppressed)
 
 
+def test_migration_advice_is_opt_in_under_flake8() -> None:
+    path = str(FIXTURES / "krb2xx_migration.py")
+    default = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", path], capture_output=True, text=True
+    ).stdout
+    opted_in = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--extend-select=KRB2", path],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert " KRB2" not in default
+    assert " KRB201 " in opted_in and " KRB202 " in opted_in and " KRB203 " in opted_in
+    bugs = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", str(FIXTURES / "krb101_reentrant.py")],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert " KRB101 " in bugs and " KRB2" not in bugs  # bugs are on by default
+
+
 def test_plugin_does_no_work_on_files_without_kafka() -> None:
     probe = (
         "import ast, sys\n"
