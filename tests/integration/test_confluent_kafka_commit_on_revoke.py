@@ -102,7 +102,16 @@ def test_every_message_processed_once_across_rebalances(broker: Broker, strategy
                 leaving.close()  # its revoke callback commits what it processed
             poll_until(active, rebalanced(), process, what=f"rebalance after {change}")
         assert producer.flush(30) == 0
-        poll_until(active, lambda: len(set(processed)) >= produced, process, what="drained")
+        try:
+            poll_until(active, lambda: len(set(processed)) >= produced, process, what="drain")
+        except AssertionError as exc:
+            missing = sorted(set(range(produced)) - set(processed))
+            owners = [sorted(p.partition for p in c.assignment()) for c in active]
+            raise AssertionError(
+                f"{exc}: {len(missing)} of {produced} never processed, on partitions "
+                f"{sorted({n % PARTITIONS for n in missing})}; assignments {owners}; "
+                f"callbacks {[li.events for li in members.values()]}"
+            ) from None
 
     twice = [n for n, count in Counter(processed).items() if count > 1]
     assert not twice, f"processed more than once: {twice[:20]} ({len(twice)} in all)"
