@@ -24,7 +24,6 @@ from rebalance_lint.analysis.model import (
     MethodCall,
     Origin,
     Registration,
-    consumerish,
     dotted,
 )
 from rebalance_lint.analysis.registrations import (
@@ -316,11 +315,7 @@ class _Builder:
                 attr = next((a for a, p in stored.items() if p == arg.arg), None)
                 if attr is None:
                     continue
-                if (
-                    consumerish(arg.arg)
-                    or self.consumers.annotation_client(arg.annotation) is not None
-                    or attr in attrs
-                ):
+                if self.consumers.param_client(arg)[0] or attr in attrs:
                     out.append((listener, arg))
         return out
 

@@ -54,6 +54,17 @@ class Consumers:
             )
         return self._ctor_client(annotation) if isinstance(annotation, ast.expr) else None
 
+    def param_client(self, arg: ast.arg) -> tuple[bool, Client | None]:
+        """(holds a consumer?, its client) for a parameter, from its annotation or its name.
+
+        A name that says "consumer" counts unless the annotation says plain data
+        (``consumer: str`` is a consumer group's name, not a consumer).
+        """
+        client = self.annotation_client(arg.annotation)
+        if client is not None:
+            return True, client
+        return consumerish(arg.arg) and not _plain_data(arg.annotation), None
+
     def _value_client(self, value: ast.expr, scope: Scope) -> tuple[bool, Client | None]:
         """(holds a consumer?, its client) for the right-hand side of a binding."""
         if isinstance(value, ast.Call):
@@ -62,8 +73,7 @@ class Consumers:
         if isinstance(value, ast.Name):
             param = param_named(scope, value.id)
             if param is not None:
-                client = self.annotation_client(param.annotation)
-                return client is not None or consumerish(param.arg), client
+                return self.param_client(param)
         return False, None
 
     def _bind(self, target: ast.expr, value: ast.expr, scope: Scope) -> None:
@@ -121,8 +131,8 @@ class Consumers:
             node = enclosing.node
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 for arg in all_params(node):
-                    client = self.annotation_client(arg.annotation)
-                    if client is not None or consumerish(arg.arg):
+                    holds, client = self.param_client(arg)
+                    if holds:
                         out.setdefault(arg.arg, client)
         return out
 
@@ -152,6 +162,18 @@ def param_named(scope: Scope, name: str) -> ast.arg | None:
             if arg.arg == name:
                 return arg
     return None
+
+
+_PLAIN_DATA = frozenset({"str", "bytes", "int", "float", "bool", "dict", "list", "tuple", "set"})
+
+
+def _plain_data(annotation: ast.expr | None) -> bool:
+    """``str``, ``"str"``, ``list[str]``, ``dict[...]``: annotations that rule a consumer out."""
+    while isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.partition("[")[0] in _PLAIN_DATA
+    return isinstance(annotation, ast.Name) and annotation.id in _PLAIN_DATA
 
 
 def _is_property(method: FunctionNode) -> bool:
