@@ -131,7 +131,6 @@ class _Builder:
         listener = self.listener(cls, info)
         listener.sites.append(reg)
         if instantiation is not None:
-            listener.instantiations.append((instantiation, reg))
             self._injection_evidence(listener, instantiation, reg)
         return True
 

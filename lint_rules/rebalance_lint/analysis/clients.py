@@ -42,8 +42,6 @@ FORBIDDEN = frozenset(
         "wakeup", "enforce_rebalance",
     }
 )  # fmt: skip
-#: confluent's way of setting offsets from on_assign; KRB110 instead of KRB101 there.
-CONFLUENT_ASSIGN = frozenset({"assign", "incremental_assign"})
 #: kafka-python calls that block on the IO thread (``net.run``); KRB105.
 KAFKA_PYTHON_BLOCKING = frozenset(
     {"commit", "committed", "position", "offsets_for_times", "beginning_offsets",
@@ -61,11 +59,6 @@ COMMITS = frozenset({"commit", "commit_async", "commit_sync"})
 def _split(qualname: str) -> tuple[str, str]:
     top, _, _ = qualname.partition(".")
     return top, qualname.rpartition(".")[2]
-
-
-def client_of_package(qualname: str) -> Client | None:
-    """The client whose package ``qualname`` lives in, if any."""
-    return _TOP_PACKAGE.get(_split(qualname)[0])
 
 
 def client_listener_base(qualname: str) -> tuple[Client, bool] | None:

@@ -92,7 +92,6 @@ class ListenerClass:
     lost_defaults_to_revoked: bool
     methods: dict[str, FunctionNode] = field(default_factory=dict)  # with in-file ancestors
     sites: list[Registration] = field(default_factory=list)
-    instantiations: list[tuple[ast.Call, Registration]] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -115,10 +114,6 @@ class Callback:
     sites: list[Registration] = field(default_factory=list)
     passed_consumer: set[str] = field(default_factory=set)  # helper params given the consumer
     receivers: dict[str, Origin] = field(default_factory=dict)  # dotted name -> origin
-
-    @property
-    def self_name(self) -> str | None:
-        return self.scope.self_name if self.is_method else None
 
     def consumer_param(self) -> str | None:
         """The parameter the client passes the consumer (or the view) in."""
