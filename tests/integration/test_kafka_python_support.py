@@ -148,6 +148,12 @@ class Fleet:
                 raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
             self.poll_once()
 
+    def settle(self, seconds: float = 1.0) -> None:
+        """Keep polling a little, so every member has seen the end of the rebalance."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.poll_once()
+
     def balanced(self, partitions: int) -> bool:
         """Every member owns something, nothing is owned twice, everything is owned."""
         owned = [c.assignment() for c, _ in self.members]

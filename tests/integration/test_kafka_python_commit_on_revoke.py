@@ -1,0 +1,114 @@
+"""Issue 2 item 4(a): commit on revoke through the view, every message exactly once.
+
+Three consumers of one group join and leave (four rebalances, each awaited until the group is
+balanced again) while a producer writes numbered messages. The listener is the KIP-1306 way:
+a plain synchronous ``RebalanceListener`` whose ``on_partitions_revoked`` commits the
+processed offsets through the view. On kafka-python 3 that listener would raise
+``Cannot block on net.run() from the IO thread itself`` if it ran where the client calls it;
+rebalance_guard runs it on a worker thread.
+
+Eager runs on both majors; cooperative-sticky on kafka-python 3 only (2.x has no
+cooperative rebalancing, see COOPERATIVE_REASON).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kafka import TopicPartition
+from kafka.structs import OffsetAndMetadata
+from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
+
+from tests.integration.broker import Broker
+from tests.integration.test_kafka_python_support import (
+    COOPERATIVE_REASON,
+    KP3,
+    BackgroundProducer,
+    Fleet,
+    fleet,
+    make_consumer,
+)
+
+pytestmark = pytest.mark.kafka_python
+
+PARTITIONS = 6
+
+
+class CommitOnRevoke(RebalanceListener):
+    """Processes records and commits what it processed when partitions are revoked."""
+
+    def __init__(self, processed: list[int]) -> None:
+        self.processed = processed
+        self.next_offsets: dict[TopicPartition, int] = {}
+        self.commits = 0
+
+    def process(self, _consumer: Any, records: dict[TopicPartition, list[Any]]) -> None:
+        for tp, batch in records.items():
+            self.processed.extend(int(record.value) for record in batch)
+            self.next_offsets[tp] = batch[-1].offset + 1
+
+    def offsets(self, partitions: Any) -> dict[TopicPartition, OffsetAndMetadata]:
+        return {
+            tp: OffsetAndMetadata(self.next_offsets.pop(tp), "", -1)
+            for tp in partitions
+            if tp in self.next_offsets
+        }
+
+    def on_partitions_revoked(self, partitions: Any, consumer: Any) -> None:
+        offsets = self.offsets(partitions)
+        if offsets:
+            consumer.commit(offsets)  # a blocking commit, through the view
+            self.commits += 1
+
+    def on_partitions_lost(self, partitions: Any, consumer: Any) -> None:
+        self.offsets(partitions)  # owned elsewhere already: committing would fail
+
+
+def leave(group: Fleet, consumer: Any, listener: CommitOnRevoke) -> None:
+    group.settle()  # leave a stable group: a commit during a rebalance fails on any client
+    if not KP3:  # kafka-python 2 calls no listener on close(): commit first, as its users do
+        consumer.commit(listener.offsets(consumer.assignment()))
+    group.remove(consumer)
+    consumer.close()  # kafka-python 3 revokes here: the listener commits through the view
+
+
+@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
+def test_every_message_processed_once_across_rebalances(broker: Broker, protocol: str) -> None:
+    if protocol == "cooperative" and not KP3:
+        pytest.skip(COOPERATIVE_REASON)
+    topic = broker.create_topic(partitions=PARTITIONS)
+    group_id = broker.group()
+    processed: list[int] = []
+    listeners: list[CommitOnRevoke] = []
+
+    def join(group: Fleet) -> Any:
+        listener = CommitOnRevoke(processed)
+        listeners.append(listener)
+        consumer = group.add(make_consumer(broker.bootstrap, group_id, protocol), listener.process)
+        set_rebalance_listener(consumer, listener)
+        consumer.subscribe([topic])
+        return consumer
+
+    with fleet() as group, BackgroundProducer(broker.bootstrap, topic, PARTITIONS) as producer:
+        first = join(group)
+        group.until(lambda: group.balanced(PARTITIONS), "one member")
+        second = join(group)
+        group.until(lambda: group.balanced(PARTITIONS), "rebalance 1: two members")
+        join(group)
+        group.until(lambda: group.balanced(PARTITIONS), "rebalance 2: three members")
+        leave(group, first, listeners[0])
+        group.until(lambda: group.balanced(PARTITIONS), "rebalance 3: two members")
+        leave(group, second, listeners[1])
+        group.until(lambda: group.balanced(PARTITIONS), "rebalance 4: one member")
+        sent = producer.stop()
+        group.until(lambda: len(processed) >= sent, f"all {sent} messages")
+        for _ in range(10):  # anything re-delivered would arrive now
+            group.poll_once()
+
+    assert not group.poll_errors
+    assert sum(listener.commits for listener in listeners) >= 3  # the revokes did commit
+    duplicates = len(processed) - len(set(processed))
+    assert duplicates == 0, f"{duplicates} messages processed twice"
+    assert sorted(processed) == list(range(sent)), "messages missing"
+    assert sent > 1000  # the producer really wrote throughout the rebalances
