@@ -10,7 +10,9 @@ import os
 import stat
 from dataclasses import dataclass
 
-DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+from rebalance_lint.api import MAX_SOURCE_BYTES
+
+DEFAULT_MAX_BYTES = MAX_SOURCE_BYTES  # where check_source itself stops parsing
 
 
 @dataclass(frozen=True)

@@ -9,23 +9,10 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rebalance_lint.check_command import EXCLUDED_DIRS
+
 DATASET_SUFFIXES = (".parquet", ".json", ".jsonl", ".ndjson")
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "__pycache__",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "node_modules",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-    }
-)
+SKIPPED_DIRS = EXCLUDED_DIRS  # the same directories `rebalance-guard check` never searches
 
 
 class SourceError(ValueError):

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rebalance_scan.reading import DEFAULT_MAX_BYTES
 from rebalance_scan.scan import ScanResult, list_inputs, scan_to_directory
 from rebalance_scan.sources import resolve_sources
 
@@ -22,7 +23,7 @@ def run_scan(
     out: Path,
     sources: list[str] | None = None,
     fleets: list[str] | None = None,
-    max_bytes: int = 2 * 1024 * 1024,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> ScanResult:
     repos, datasets = resolve_sources(sources or [], fleets or [])
     return scan_to_directory(spark, list_inputs(repos, datasets), out, max_bytes)
