@@ -9,8 +9,9 @@ from rebalance_scan.sources import FileRef
 
 
 def partition_count(files: int, parallelism: int) -> int:
-    """Enough tasks to keep every core busy and show progress, few enough to stay cheap."""
-    return max(1, min(files, max(parallelism * 4, files // 500)))
+    """Enough tasks to keep every core busy to the end (a few files, those the codemods
+    parse, cost 100x the rest per byte) and to show progress; few enough to stay cheap."""
+    return max(1, min(files, max(parallelism * 8, files // 200)))
 
 
 def balance(files: Sequence[FileRef], partitions: int) -> list[list[FileRef]]:

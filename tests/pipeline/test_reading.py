@@ -102,4 +102,4 @@ def test_partitions_are_balanced_by_size() -> None:
     assert loads[1] - loads[0] <= 600
     assert sorted(f.path for b in buckets for f in b) == sorted(f.path for f in files)
     assert partition_count(0, 2) == 1 and partition_count(3, 2) == 3
-    assert partition_count(100_000, 2) == 200
+    assert partition_count(100_000, 2) == 500
