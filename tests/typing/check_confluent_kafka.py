@@ -1,4 +1,4 @@
-"""Type checks for rebalance_guard.confluent_kafka (run by test_type_checks.py with mypy and pyright).
+"""Type checks for rebalance_guard.confluent_kafka (run by test_type_checks.py: mypy, pyright).
 
 Every permitted method type-checks with confluent's result type; ``commit()`` is synchronous
 (returns the committed offsets) unless ``asynchronous=True``; every omitted method is a coded
@@ -12,7 +12,6 @@ from typing import Any, assert_type
 import confluent_kafka
 from confluent_kafka import Message, TopicPartition
 from confluent_kafka.admin._metadata import ClusterMetadata
-
 from rebalance_guard import RebalanceViewExpiredError
 from rebalance_guard.confluent_kafka import (
     Consumer,
