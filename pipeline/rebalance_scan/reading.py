@@ -61,6 +61,9 @@ def read_repo_file(root: str, rel_path: str, max_bytes: int) -> bytes | Unreadab
         info = os.lstat(full)
         if stat.S_ISLNK(info.st_mode):
             return _symlink_outcome(full, root)
+        if stat.S_ISDIR(info.st_mode):
+            os.listdir(full)  # the lister reports directories only when it could not list them
+            return Unreadable("not_regular", "a directory")
         if not stat.S_ISREG(info.st_mode):
             return Unreadable("not_regular", "not a regular file")
         if info.st_size > max_bytes:

@@ -99,9 +99,12 @@ def _unique_names(given: list[tuple[str, str]]) -> list[Repository]:
 
 
 def list_files(repo: Repository) -> Iterator[FileRef]:
-    """Every ``*.py`` file and every symlinked directory below ``repo.root``, never
-    descending into symlinks (the executor reports them as rows instead)."""
-    for current, dirs, files in os.walk(repo.root, onerror=None, followlinks=False):
+    """Every ``*.py`` file, every symlinked directory and every directory that cannot be
+    listed below ``repo.root``, never descending into symlinks (executors report those
+    and unlistable directories as rows)."""
+    errors: list[OSError] = []
+    for current, dirs, files in os.walk(repo.root, onerror=errors.append, followlinks=False):
+        yield from _unlistable(repo, errors)
         rel_dir = os.path.relpath(current, repo.root)
         kept = []
         for name in sorted(dirs):
@@ -114,6 +117,15 @@ def list_files(repo: Repository) -> Iterator[FileRef]:
         for name in sorted(files):
             if name.endswith(".py"):
                 yield FileRef(repo.name, repo.root, _rel(rel_dir, name), _size(current, name))
+    yield from _unlistable(repo, errors)
+
+
+def _unlistable(repo: Repository, errors: list[OSError]) -> Iterator[FileRef]:
+    while errors:
+        error = errors.pop()
+        if error.filename is not None:
+            rel = os.path.relpath(os.fsdecode(error.filename), repo.root)
+            yield FileRef(repo.name, repo.root, rel.replace(os.sep, "/"), 0)
 
 
 def _rel(rel_dir: str, name: str) -> str:

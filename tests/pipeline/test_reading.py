@@ -49,6 +49,20 @@ def test_chmod_000_is_unreadable(tmp_path: Path) -> None:
     assert "Permission" in outcome.reason
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can list a chmod 000 directory")
+def test_unlistable_directory_is_a_row(tmp_path: Path) -> None:
+    (tmp_path / "closed").mkdir()
+    (tmp_path / "closed" / "x.py").write_text("x = 1\n")
+    (tmp_path / "closed").chmod(0)
+    try:
+        listed = [f.path for f in list_files(Repository("r", str(tmp_path)))]
+        assert listed == ["closed"]
+        outcome = read_repo_file(str(tmp_path), "closed", 100)
+        assert isinstance(outcome, Unreadable) and outcome.status == "unreadable"
+    finally:
+        (tmp_path / "closed").chmod(0o755)
+
+
 def test_vanished_file_and_inside_symlink(tmp_path: Path) -> None:
     outcome = read_repo_file(str(tmp_path), "gone.py", 100)
     assert isinstance(outcome, Unreadable) and outcome.status == "unreadable"
