@@ -71,14 +71,13 @@ class Meta:
 
 @dataclass
 class Index:
-    """Nodes collected in one walk: classes, calls by method name, attributes, imports."""
+    """Nodes collected in one walk: classes, calls, attributes, imported packages, names."""
 
     classes: list[cst.ClassDef] = field(default_factory=list)
     method_calls: dict[str, list[cst.Call]] = field(default_factory=dict)
     calls: list[cst.Call] = field(default_factory=list)
     attributes: dict[str, list[cst.Attribute]] = field(default_factory=dict)
     packages: set[str] = field(default_factory=set)
-    functions: list[cst.FunctionDef] = field(default_factory=list)
     names: set[str] = field(default_factory=set)  # every name the file binds or uses
 
 
@@ -88,9 +87,6 @@ class _Indexer(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.index.classes.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.index.functions.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         self.index.calls.append(node)
