@@ -243,3 +243,27 @@ def test_lost_partitions_default_to_revoked(broker: Broker) -> None:
         )
     assert default.events[1] == ("revoked", {0})
     assert overriding.events[1] == ("lost", {0})
+
+
+def test_exception_in_revoked_during_close_reaches_close(broker: Broker) -> None:
+    """close() runs the last revocation; its exception comes out of close(), which completes."""
+    topic = broker.create_topic(1)
+
+    class FailingOnClose(Log):
+        def on_partitions_revoked(
+            self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            super().on_partitions_revoked(partitions, consumer)
+            raise OSError("revoke failed in close")
+
+    listener = FailingOnClose()
+    consumer = new_consumer(broker)
+    set_rebalance_listener(consumer, listener)
+    consumer.subscribe([topic])
+    with closing([consumer]):
+        poll_until([consumer], lambda: bool(listener.events), what="first assignment")
+        with pytest.raises(OSError, match="revoke failed in close"):
+            consumer.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            consumer.poll(0)
+    assert listener.events == [("assigned", {0}), ("revoked", {0})]
