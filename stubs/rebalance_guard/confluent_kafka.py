@@ -96,7 +96,12 @@ ConfluentCallback = Callable[[confluent_kafka.Consumer, list[TopicPartition]], N
 
 
 class RebalanceConsumer(Protocol):
-    """What a rebalance callback may do with the consumer (KIP-1306), in confluent's names."""
+    """What a rebalance callback may do with the consumer (KIP-1306), in confluent's names.
+
+    confluent has no ``seek_to_beginning``/``seek_to_end``, ``paused()`` or lag: seek to
+    ``OFFSET_BEGINNING``/``OFFSET_END``; ``get_watermark_offsets`` gives the beginning and end
+    offsets. ``memberid`` and ``consumer_group_metadata`` are the group metadata.
+    """
 
     @overload
     def commit(self, *, asynchronous: Literal[False] = False) -> list[TopicPartition]: ...
