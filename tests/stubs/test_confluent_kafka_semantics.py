@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
+import confluent_kafka
 import pytest
 from confluent_kafka import Message, TopicPartition
 from rebalance_guard import RebalanceViewExpiredError
@@ -267,3 +268,27 @@ def test_exception_in_revoked_during_close_reaches_close(broker: Broker) -> None
         with pytest.raises(RuntimeError, match="closed"):
             consumer.poll(0)
     assert listener.events == [("assigned", {0}), ("revoked", {0})]
+
+
+def test_confluent_callbacks_through_consumer_run_as_in_confluent(broker: Broker) -> None:
+    """Legacy code on the subclass: on_assign gets the consumer itself and may assign()."""
+    topic = broker.create_topic(2)
+    produce(broker, topic, 10, 2)
+    received: list[object] = []
+
+    def on_assign(consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]) -> None:
+        received.append(consumer)
+        consumer.assign([TopicPartition(topic, p.partition, 3) for p in partitions])
+
+    consumer = new_consumer(broker)
+    consumer.subscribe([topic], on_assign=on_assign)
+    offsets: list[tuple[int, int]] = []
+    with closing([consumer]):
+        poll_until(
+            [consumer],
+            lambda: len(offsets) == 4,  # offsets 3 and 4 of each partition
+            lambda c, m: offsets.append((m.partition() or 0, m.offset() or 0)),
+            what="messages from the offsets on_assign chose",
+        )
+    assert received == [consumer]
+    assert sorted(offsets) == [(0, 3), (0, 4), (1, 3), (1, 4)]
