@@ -1,0 +1,172 @@
+"""Runtime cost of rebalance_guard.kafka_python on the installed kafka-python major.
+
+Throughput: the same topic consumed by a group whose listener is registered through
+``set_rebalance_listener`` as a KIP-1306 ``RebalanceListener`` (guarded) and by one whose
+listener is kafka-python's own ``ConsumerRebalanceListener`` (plain), alternating, several
+rounds, median of each; timed from the first record to the last, so joining is excluded.
+
+Dispatch: one ``on_partitions_assigned`` through the path the client itself takes
+(kafka-python 3: ``_invoke_rebalance_listener_async`` on the IO loop, where the guard hands
+the callback to a worker thread; kafka-python 2: a direct call on the polling thread), with
+the guarded listener against the plain one; the callback reads the assignment either way.
+
+    python benchmarks/runtime_kafka_python.py       (starts its own broker, prints the rows)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, cast
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+MESSAGES = 60_000
+PARTITIONS = 3
+ROUNDS = 5
+DISPATCHES = 2_000
+GROUP_TIMEOUTS = {"max_poll_interval_ms": 10_000, "session_timeout_ms": 6_000,
+                  "heartbeat_interval_ms": 1_000}  # fmt: skip
+
+
+def _listeners(consumer: Any) -> tuple[Any, Any]:
+    """(guarded, plain) listeners doing the same thing: read the assignment."""
+    from kafka import ConsumerRebalanceListener
+    from rebalance_guard.kafka_python import RebalanceListener
+
+    class Guarded(RebalanceListener):
+        def on_partitions_assigned(self, partitions: Any, view: Any) -> None:
+            view.assignment()
+
+    class Plain(ConsumerRebalanceListener):  # type: ignore[misc]  # untyped client
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            consumer.assignment()
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            consumer.assignment()
+
+    return Guarded(), Plain()
+
+
+def _consumer(bootstrap: str, group: str | None) -> Any:
+    from kafka import KafkaConsumer
+
+    return KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
+                         auto_offset_reset="earliest", **GROUP_TIMEOUTS)  # fmt: skip
+
+
+def _produce(bootstrap: str, topic: str) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=256 * 1024)
+    try:
+        payload = b"x" * 100
+        for n in range(MESSAGES):
+            producer.send(topic, payload, partition=n % PARTITIONS)
+        producer.flush(timeout=120)
+    finally:
+        producer.close(timeout=10)
+
+
+def _consume_rate(bootstrap: str, topic: str, guarded: bool) -> float:
+    from rebalance_guard.kafka_python import set_rebalance_listener
+
+    consumer = _consumer(bootstrap, f"bench-{uuid.uuid4().hex[:8]}")
+    try:
+        guarded_listener, plain_listener = _listeners(consumer)
+        set_rebalance_listener(consumer, guarded_listener if guarded else plain_listener)
+        consumer.subscribe([topic])
+        seen, started = 0, 0.0
+        deadline = time.monotonic() + 120
+        while seen < MESSAGES:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"consumed only {seen} of {MESSAGES} messages in 120 s")
+            batch = consumer.poll(timeout_ms=200, max_records=2_000)
+            if batch and not started:
+                started = time.perf_counter()
+            seen += sum(len(records) for records in batch.values())
+        return MESSAGES / (time.perf_counter() - started)
+    finally:
+        consumer.close(autocommit=False)
+
+
+def _dispatch_us(bootstrap: str, topic: str, guarded: bool) -> float:
+    from kafka import TopicPartition
+    from rebalance_guard.kafka_python import set_rebalance_listener
+
+    consumer = _consumer(bootstrap, f"bench-{uuid.uuid4().hex[:8]}")
+    try:
+        guarded_listener, plain_listener = _listeners(consumer)
+        set_rebalance_listener(consumer, guarded_listener if guarded else plain_listener)
+        partitions = {TopicPartition(topic, p) for p in range(PARTITIONS)}
+        coordinator = consumer._coordinator
+        if hasattr(coordinator, "_invoke_rebalance_listener_async"):  # kafka-python 3
+
+            def once() -> None:
+                consumer._net.run(coordinator._invoke_rebalance_listener_async,
+                                  "on_partitions_assigned", partitions)  # fmt: skip
+        else:  # kafka-python 2: the coordinator calls the listener inline
+
+            def once() -> None:
+                consumer._subscription.rebalance_listener.on_partitions_assigned(partitions)
+
+        for _ in range(50):
+            once()
+        started = time.perf_counter()
+        for _ in range(DISPATCHES):
+            once()
+        return (time.perf_counter() - started) / DISPATCHES * 1e6
+    finally:
+        consumer.close(autocommit=False)
+
+
+def measure(bootstrap: str) -> list[tuple[str, float, str]]:
+    """Rows of (name, value, unit) for benchmarks/runtime_overhead.py."""
+    import kafka
+
+    from tests.integration.broker import Broker, tansu_binary
+
+    external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+    broker = Broker(bootstrap, None if external else tansu_binary())
+    topic = broker.create_topic(partitions=PARTITIONS)
+    _produce(bootstrap, topic)
+    rates: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(ROUNDS):
+        for guarded in (False, True):
+            rates[guarded].append(_consume_rate(bootstrap, topic, guarded))
+    plain_rate, guarded_rate = statistics.median(rates[False]), statistics.median(rates[True])
+    plain_us = _dispatch_us(bootstrap, topic, guarded=False)
+    guarded_us = _dispatch_us(bootstrap, topic, guarded=True)
+    major = kafka.__version__
+    return [
+        (f"kafka-python {major}: msgs/s, plain listener", plain_rate, "msg/s"),
+        (f"kafka-python {major}: msgs/s, guarded listener", guarded_rate, "msg/s"),
+        (f"kafka-python {major}: throughput ratio guarded/plain", guarded_rate / plain_rate, "x"),
+        (f"kafka-python {major}: dispatch, plain listener", plain_us, "us"),
+        (f"kafka-python {major}: dispatch, guarded listener", guarded_us, "us"),
+        (f"kafka-python {major}: dispatch overhead of the guard", guarded_us - plain_us, "us"),
+    ]
+
+
+def main() -> int:
+    from tests.integration.broker import Broker, start_broker
+
+    brokers = cast(Generator[Broker, None, None], start_broker())
+    broker = next(brokers)
+    try:
+        for name, value, unit in measure(broker.bootstrap):
+            print(f"{name:<60} {value:>14.3f}  {unit}", flush=True)
+    finally:
+        brokers.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
