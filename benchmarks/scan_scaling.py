@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -73,6 +74,27 @@ def best(repeat: int, run: Callable[[], None]) -> float:
         run()
         times.append(time.perf_counter() - started)
     return min(times)
+
+
+def _spin(_: int) -> None:
+    sum(range(30_000_000))
+
+
+def parallel_headroom() -> float:
+    """How much faster two CPU-bound processes finish than one after the other, right now.
+
+    The machine is shared: when other work holds the cores, no scan can scale beyond this,
+    so it is printed next to the local[2] / local[1] ratio as the ceiling of the moment.
+    """
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_spin, [0, 0])  # start both workers
+        started = time.perf_counter()
+        pool.map(_spin, [0], chunksize=1)
+        one = time.perf_counter() - started
+        started = time.perf_counter()
+        pool.map(_spin, [0, 1], chunksize=1)
+        two = time.perf_counter() - started
+    return 2 * one / two
 
 
 def time_scan(master: str, fleet: Path, work: Path, repeat: int) -> tuple[float, float, int]:
@@ -137,6 +159,7 @@ def main() -> None:
             f"corpus: {files} files, {mb:.1f} MB in {len(list(fleet.iterdir()))} repositories "
             f"({', '.join(sorted(p.name for p in fleet.iterdir()))}); cpus: {os.cpu_count()}"
         )
+        headroom_before = parallel_headroom()
         rows: list[tuple[str, float, str]] = []
         scan_seconds: dict[str, float] = {}
         for master in args.masters:
@@ -165,6 +188,11 @@ def main() -> None:
                 f"{name:<52} {seconds:>8.2f} {files / seconds:>9.0f} {mb / seconds:>7.2f}  {note}"
             )
         print()
+        headroom = (headroom_before + parallel_headroom()) / 2
+        print(
+            f"machine right now: 2 CPU-bound processes finish {headroom:.2f}x faster than 1 "
+            f"(2.0 on an idle 2-core machine; the ceiling for any 2-way speed-up)"
+        )
         if len(args.masters) >= 2:
             first, second = args.masters[0], args.masters[1]
             print(

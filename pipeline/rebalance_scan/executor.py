@@ -8,6 +8,7 @@ this module only reads files, guards against crashes, and shapes Arrow batches.
 from __future__ import annotations
 
 import gc
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,7 @@ RESULT_DDL = (
 )
 
 Row = dict[str, Any]
+ROWS_PER_BATCH = 64  # results flow back in small batches, so progress moves steadily
 
 
 def _crash_reason(error: BaseException) -> str:
@@ -139,23 +141,34 @@ def scan_file(repo: str, path: str, root: str | None, content: bytes | None, max
     return scan_content(repo, path, data)
 
 
+def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:
+    """Group result rows into Arrow batches, counting scanned files for the console."""
+    while chunk := list(itertools.islice(rows, ROWS_PER_BATCH)):
+        if progress is not None:
+            progress.add(len(chunk))
+        yield pa.RecordBatch.from_pylist(chunk, schema=RESULT_SCHEMA)
+
+
+def scan_paths(
+    refs: list[tuple[str, str, str]], max_bytes: int, progress: Any = None
+) -> Iterator[pa.RecordBatch]:
+    """Scan ``(repo, path, root)`` files from a repository checkout the executor can read."""
+    gc.freeze()  # the rules allocate many short-lived AST nodes; skip scanning old objects
+    rows = (scan_file(repo, path, root, None, max_bytes) for repo, path, root in refs)
+    yield from _batches(rows, progress)
+
+
 def scan_batches(
     batches: Iterator[pa.RecordBatch], max_bytes: int, progress: Any = None
 ) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` body: input columns ``repo, path, root, content``."""
-    gc.freeze()  # the rules allocate many short-lived AST nodes; skip scanning old objects
+    """The ``mapInArrow`` body for dataset rows: input columns ``repo, path, content``."""
+    gc.freeze()
     for batch in batches:
         columns = batch.to_pydict()
-        rows = [
-            scan_file(repo, path, root, content, max_bytes)
-            for repo, path, root, content in zip(
-                columns["repo"],
-                columns["path"],
-                columns["root"],
-                columns["content"],
-                strict=True,
+        rows = (
+            scan_file(repo, path, None, content, max_bytes)
+            for repo, path, content in zip(
+                columns["repo"], columns["path"], columns["content"], strict=True
             )
-        ]
-        if progress is not None:
-            progress.add(len(rows))
-        yield pa.RecordBatch.from_pylist(rows, schema=RESULT_SCHEMA)
+        )
+        yield from _batches(rows, progress)

@@ -1,35 +1,28 @@
 """The Spark job: paths (or dataset rows) in, one result row per file out, via ``mapInArrow``.
 
-Contents never reach the driver: directory sources ship only ``(repo, root, path)`` and
-executors read the files; dataset sources are read by Spark on the executors. What comes
-back to the driver is the small result table (statuses, findings, migration counts).
+Contents never reach the driver. Directory sources: the driver balances file paths into
+buckets and broadcasts them; ``spark.range`` gives one row per bucket, and the executor
+that gets bucket ``i`` reads and scans those files. Dataset sources are read by Spark on
+the executors. What comes back to the driver is the small result table (statuses,
+findings, migration counts), never a file's content.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
-from rebalance_scan.executor import RESULT_DDL, RESULT_SCHEMA, scan_batches
+from rebalance_scan.executor import RESULT_DDL, RESULT_SCHEMA, scan_batches, scan_paths
 from rebalance_scan.partitioning import balance, partition_count
 from rebalance_scan.progress import Progress
 from rebalance_scan.sources import Dataset, FileRef, SourceError
 
-INPUT_SCHEMA = StructType(
-    [
-        StructField("repo", StringType(), False),
-        StructField("path", StringType(), False),
-        StructField("root", StringType(), True),
-        StructField("content", BinaryType(), True),
-    ]
-)
 ROWS_PER_ARROW_BATCH = 64  # dataset rows carry whole files: keep Arrow batches small
 
 
@@ -41,15 +34,30 @@ class JobInput:
     datasets: Sequence[Dataset]
 
 
-def _files_frame(spark: SparkSession, files: Sequence[FileRef]) -> DataFrame:
+def _bucket_scan(
+    batches: Iterator[pa.RecordBatch], buckets: Any, max_bytes: int, progress: Any
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` body over ``spark.range``: each id names a bucket of paths to scan."""
+    for batch in batches:
+        for bucket in batch.column("id").to_pylist():
+            yield from scan_paths(buckets.value[bucket], max_bytes, progress)
+
+
+def _files_results(
+    spark: SparkSession, files: Sequence[FileRef], max_bytes: int, progress: Any
+) -> DataFrame:
     parallelism = spark.sparkContext.defaultParallelism
     buckets = balance(files, partition_count(len(files), parallelism))
-    rows = [[(f.repo, f.path, f.root, None) for f in bucket] for bucket in buckets]
-    rdd = spark.sparkContext.parallelize(rows, len(rows)).flatMap(lambda bucket: bucket)
-    return spark.createDataFrame(rdd, INPUT_SCHEMA)
+    shipped = spark.sparkContext.broadcast(
+        [[(f.repo, f.path, f.root) for f in bucket] for bucket in buckets]
+    )
+    body = functools.partial(_bucket_scan, buckets=shipped, max_bytes=max_bytes, progress=progress)
+    return spark.range(0, len(buckets), 1, len(buckets)).mapInArrow(body, RESULT_DDL)
 
 
-def _dataset_frame(spark: SparkSession, dataset: Dataset) -> DataFrame:
+def _dataset_results(
+    spark: SparkSession, dataset: Dataset, max_bytes: int, progress: Any
+) -> DataFrame:
     frame = spark.read.format(dataset.format).load(dataset.path)
     missing = {"repo", "path", "content"} - set(frame.columns)
     if missing:
@@ -57,21 +65,29 @@ def _dataset_frame(spark: SparkSession, dataset: Dataset) -> DataFrame:
     frame = frame.select(
         F.col("repo").cast("string").alias("repo"),
         F.col("path").cast("string").alias("path"),
-        F.lit(None).cast("string").alias("root"),
         F.col("content").cast("binary").alias("content"),  # strings become their UTF-8 bytes
     )
     parallelism = spark.sparkContext.defaultParallelism
     if frame.rdd.getNumPartitions() < parallelism:
         frame = frame.repartition(parallelism * 2)
-    return frame
+    body = functools.partial(scan_batches, max_bytes=max_bytes, progress=progress)
+    return frame.mapInArrow(body, RESULT_DDL)
 
 
-def input_frame(spark: SparkSession, job: JobInput) -> DataFrame:
-    """Union of every source in the executors' input shape ``repo, path, root, content``."""
-    frames = [_dataset_frame(spark, dataset) for dataset in job.datasets]
+def results_frame(spark: SparkSession, job: JobInput, max_bytes: int, progress: Any) -> DataFrame:
+    """One result row per input file, from every source."""
+    frames = [_dataset_results(spark, d, max_bytes, progress) for d in job.datasets]
     if job.files or not frames:
-        frames.insert(0, _files_frame(spark, job.files))
+        frames.insert(0, _files_results(spark, job.files, max_bytes, progress))
     return functools.reduce(DataFrame.unionByName, frames)
+
+
+def _to_arrow(frame: DataFrame) -> pa.Table:
+    collect: Any = frame  # pyspark's annotations route unknown attributes to Column
+    if hasattr(DataFrame, "toArrow"):  # pyspark >= 4.0
+        table: pa.Table = collect.toArrow()
+        return table
+    return pa.Table.from_batches(collect._collect_as_arrow(), schema=RESULT_SCHEMA)
 
 
 def run_job(
@@ -82,14 +98,13 @@ def run_job(
     previous = spark.conf.get(conf_key, None)
     spark.conf.set(conf_key, str(ROWS_PER_ARROW_BATCH))
     counter: Any = spark.sparkContext.accumulator(0)
-    body = functools.partial(scan_batches, max_bytes=max_bytes, progress=counter)
     try:
-        frame = input_frame(spark, job).mapInArrow(body, RESULT_DDL)
+        frame = results_frame(spark, job, max_bytes, counter)
         if progress is not None:
             with progress.watch(spark.sparkContext, counter):
-                table = frame.toArrow()
+                table = _to_arrow(frame)
         else:
-            table = frame.toArrow()
+            table = _to_arrow(frame)
     finally:
         if previous is None:
             spark.conf.unset(conf_key)
