@@ -22,6 +22,7 @@ Times are wall-clock minima over ``--repeat``; the script prints ratios and asse
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -35,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rebalance_scan.executor import scan_file
-from rebalance_scan.reading import DEFAULT_MAX_BYTES
+from rebalance_scan.reading import ScanOptions
 from rebalance_scan.scan import list_inputs, scan_to_directory
 from rebalance_scan.session import spark_session
 from rebalance_scan.sources import resolve_sources
@@ -66,7 +67,7 @@ def build_corpus(target: Path, megabytes: float) -> tuple[int, int]:
     return files, total
 
 
-def best(repeat: int, run: Callable[[], None]) -> float:
+def best(repeat: int, run: Callable[[], object]) -> float:
     """Minimum wall time of ``repeat`` runs."""
     times = []
     for _ in range(repeat):
@@ -97,8 +98,11 @@ def parallel_headroom() -> float:
     return 2 * one / two
 
 
-def time_scan(master: str, fleet: Path, work: Path, repeat: int) -> tuple[float, float, int]:
-    """(JVM start seconds, scan seconds, findings) for one master."""
+MODES = {"rules + dry-run": ScanOptions(), "rules only": ScanOptions(dry_run=False)}
+
+
+def time_scan(master: str, fleet: Path, work: Path, repeat: int) -> tuple[float, dict[str, float]]:
+    """JVM start seconds, and scan seconds per mode, for one master."""
     started = time.perf_counter()
     spark = spark_session(master)
     startup = time.perf_counter() - started
@@ -106,16 +110,12 @@ def time_scan(master: str, fleet: Path, work: Path, repeat: int) -> tuple[float,
     job = list_inputs(repos, datasets)
     warm, _ = resolve_sources([], [str(ROOT / "examples" / "fleet")])
     scan_to_directory(spark, list_inputs(warm, []), work / "warm-up")
-    findings = 0
-
-    def scan() -> None:
-        nonlocal findings
-        result = scan_to_directory(spark, job, work / f"out-{master}")
-        findings = sum(result.totals.rules.values())
-
-    seconds = best(repeat, scan)
+    seconds = {}
+    for mode, options in MODES.items():
+        out = work / f"out-{master}"
+        seconds[mode] = best(repeat, functools.partial(scan_to_directory, spark, job, out, options))
     spark.stop()
-    return startup, seconds, findings
+    return startup, seconds
 
 
 def time_check(fleet: Path, repeat: int) -> tuple[float, int]:
@@ -132,13 +132,14 @@ def time_check(fleet: Path, repeat: int) -> tuple[float, int]:
     return best(repeat, check), output["summary"]["findings"]
 
 
-def time_single_process(fleet: Path, repeat: int) -> float:
+def time_single_process(fleet: Path, repeat: int, options: ScanOptions) -> float:
+    """The scan's per-file function over the corpus in this one process."""
     repos, _ = resolve_sources([], [str(fleet)])
     refs = list(list_inputs(repos, []).files)
 
     def loop() -> None:
         for ref in refs:
-            scan_file(ref.repo, ref.path, ref.root, None, DEFAULT_MAX_BYTES)
+            scan_file(ref.repo, ref.path, ref.root, None, options)
 
     return best(repeat, loop)
 
@@ -161,47 +162,47 @@ def main() -> None:
         )
         headroom_before = parallel_headroom()
         rows: list[tuple[str, float, str]] = []
-        scan_seconds: dict[str, float] = {}
+        scans: dict[tuple[str, str], float] = {}
         for master in args.masters:
-            startup, seconds, findings = time_scan(master, fleet, work, args.repeat)
-            scan_seconds[master] = seconds
-            rows.append(
-                (
-                    f"scan {master}",
-                    seconds,
-                    f"{findings} findings; JVM start {startup:.1f}s not included",
+            startup, seconds = time_scan(master, fleet, work, args.repeat)
+            for mode, value in seconds.items():
+                scans[(master, mode)] = value
+                rows.append(
+                    (f"scan {master}, {mode}", value, f"JVM start {startup:.1f}s not incl.")
                 )
-            )
         check_seconds, check_findings = time_check(fleet, args.repeat)
         rows.append(
             (
-                "rebalance-guard check (1 process, rules only)",
+                "rebalance-guard check, 1 process (rules only)",
                 check_seconds,
                 f"{check_findings} findings",
             )
         )
-        single = time_single_process(fleet, args.repeat)
-        rows.append(("1 process, rules + migration dry-run (scan's work)", single, ""))
-        print(f"\n{'contender':<52} {'wall s':>8} {'files/s':>9} {'MB/s':>7}  notes")
-        for name, seconds, note in rows:
-            print(
-                f"{name:<52} {seconds:>8.2f} {files / seconds:>9.0f} {mb / seconds:>7.2f}  {note}"
-            )
-        print()
-        headroom = (headroom_before + parallel_headroom()) / 2
-        print(
-            f"machine right now: 2 CPU-bound processes finish {headroom:.2f}x faster than 1 "
-            f"(2.0 on an idle 2-core machine; the ceiling for any 2-way speed-up)"
+        single = {mode: time_single_process(fleet, args.repeat, o) for mode, o in MODES.items()}
+        rows.extend(
+            (f"1 process, scan's per-file work, {mode}", t, "") for mode, t in single.items()
         )
-        if len(args.masters) >= 2:
-            first, second = args.masters[0], args.masters[1]
+        headroom = (headroom_before + parallel_headroom()) / 2
+        print(f"\n{'contender':<52} {'wall s':>7} {'files/s':>8} {'MB/s':>6}  notes")
+        for name, seconds_, note in rows:
             print(
-                f"speed-up {second} vs {first}: "
-                f"{scan_seconds[first] / scan_seconds[second]:.2f}x (goal >= 1.6x on 2 cores)"
+                f"{name:<52} {seconds_:>7.2f} {files / seconds_:>8.0f} "
+                f"{mb / seconds_:>6.2f}  {note}"
             )
-        fastest = min(scan_seconds.values())
-        print(f"fastest scan vs rebalance-guard check: {check_seconds / fastest:.2f}x")
-        print(f"fastest scan vs one process doing the same work: {single / fastest:.2f}x")
+        print(
+            f"\nmachine right now: 2 CPU-bound processes finish {headroom:.2f}x faster than 1 "
+            "(2.0 on an idle 2-core machine: the ceiling for any 2-way speed-up)"
+        )
+        for mode in MODES:
+            if len(args.masters) >= 2:
+                first, second = args.masters[0], args.masters[1]
+                ratio = scans[(first, mode)] / scans[(second, mode)]
+                print(f"{mode}: speed-up {second} vs {first} {ratio:.2f}x (goal >= 1.6x)")
+            fastest = min(v for (_, m), v in scans.items() if m == mode)
+            print(
+                f"{mode}: fastest scan vs rebalance-guard check {check_seconds / fastest:.2f}x, "
+                f"vs 1 process doing the same work {single[mode] / fastest:.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from rebalance_scan.reading import Unreadable, check_content, read_repo_file
+from rebalance_scan.reading import ScanOptions, Unreadable, check_content, read_repo_file
 
 FINDING_TYPE = pa.struct(
     [
@@ -77,7 +77,7 @@ def _unreadable_row(repo: str, path: str, size: int, problem: Unreadable) -> Row
     }
 
 
-def scan_content(repo: str, path: str, content: bytes) -> Row:
+def scan_content(repo: str, path: str, content: bytes, dry_run: bool = True) -> Row:
     """Lint and dry-run-migrate one file's bytes; any exception becomes a ``crashed`` status."""
     from rebalance_codemods.api import migrate_source
     from rebalance_lint import check_source
@@ -106,6 +106,9 @@ def scan_content(repo: str, path: str, content: bytes) -> Row:
     if row["status"] != "ok":  # what the rules cannot parse, the codemods cannot rewrite
         row.update(migration_status="not_run", migration_reason=f"file is {row['status']}")
         return row
+    if not dry_run:
+        row.update(migration_reason="dry-run disabled")
+        return row
     if not any(finding["fixable"] for finding in row["findings"]):
         # The codemods rewrite exactly what the fixable rules (KRB201-203) report (DESIGN.md),
         # so there is nothing to dry-run here; this keeps LibCST (~100x the cost of the
@@ -127,18 +130,20 @@ def scan_content(repo: str, path: str, content: bytes) -> Row:
     return row
 
 
-def scan_file(repo: str, path: str, root: str | None, content: bytes | None, max_bytes: int) -> Row:
+def scan_file(
+    repo: str, path: str, root: str | None, content: bytes | None, options: ScanOptions
+) -> Row:
     """One input row to one result row: read from ``root`` when no content was given."""
     data: bytes | Unreadable
     if root is not None and content is None:
-        data = read_repo_file(root, path, max_bytes)
+        data = read_repo_file(root, path, options.max_bytes)
     else:
-        problem = check_content(content, max_bytes)
+        problem = check_content(content, options.max_bytes)
         data = problem if problem is not None else content or b""
     if isinstance(data, Unreadable):
         size = len(content) if content is not None else 0
         return _unreadable_row(repo, path, size, data)
-    return scan_content(repo, path, data)
+    return scan_content(repo, path, data, options.dry_run)
 
 
 def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:
@@ -150,23 +155,23 @@ def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:
 
 
 def scan_paths(
-    refs: list[tuple[str, str, str]], max_bytes: int, progress: Any = None
+    refs: list[tuple[str, str, str]], options: ScanOptions, progress: Any = None
 ) -> Iterator[pa.RecordBatch]:
     """Scan ``(repo, path, root)`` files from a repository checkout the executor can read."""
     gc.freeze()  # the rules allocate many short-lived AST nodes; skip scanning old objects
-    rows = (scan_file(repo, path, root, None, max_bytes) for repo, path, root in refs)
+    rows = (scan_file(repo, path, root, None, options) for repo, path, root in refs)
     yield from _batches(rows, progress)
 
 
 def scan_batches(
-    batches: Iterator[pa.RecordBatch], max_bytes: int, progress: Any = None
+    batches: Iterator[pa.RecordBatch], options: ScanOptions, progress: Any = None
 ) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` body for dataset rows: input columns ``repo, path, content``."""
     gc.freeze()
     for batch in batches:
         columns = batch.to_pydict()
         rows = (
-            scan_file(repo, path, None, content, max_bytes)
+            scan_file(repo, path, None, content, options)
             for repo, path, content in zip(
                 columns["repo"], columns["path"], columns["content"], strict=True
             )

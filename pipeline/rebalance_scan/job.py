@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from rebalance_scan.executor import RESULT_DDL, RESULT_SCHEMA, scan_batches, scan_paths
 from rebalance_scan.partitioning import balance, partition_count
 from rebalance_scan.progress import Progress
+from rebalance_scan.reading import ScanOptions
 from rebalance_scan.sources import Dataset, FileRef, SourceError
 
 ROWS_PER_ARROW_BATCH = 64  # dataset rows carry whole files: keep Arrow batches small
@@ -35,28 +36,28 @@ class JobInput:
 
 
 def _bucket_scan(
-    batches: Iterator[pa.RecordBatch], buckets: Any, max_bytes: int, progress: Any
+    batches: Iterator[pa.RecordBatch], buckets: Any, options: ScanOptions, progress: Any
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` body over ``spark.range``: each id names a bucket of paths to scan."""
     for batch in batches:
         for bucket in batch.column("id").to_pylist():
-            yield from scan_paths(buckets.value[bucket], max_bytes, progress)
+            yield from scan_paths(buckets.value[bucket], options, progress)
 
 
 def _files_results(
-    spark: SparkSession, files: Sequence[FileRef], max_bytes: int, progress: Any
+    spark: SparkSession, files: Sequence[FileRef], options: ScanOptions, progress: Any
 ) -> DataFrame:
     parallelism = spark.sparkContext.defaultParallelism
     buckets = balance(files, partition_count(len(files), parallelism))
     shipped = spark.sparkContext.broadcast(
         [[(f.repo, f.path, f.root) for f in bucket] for bucket in buckets]
     )
-    body = functools.partial(_bucket_scan, buckets=shipped, max_bytes=max_bytes, progress=progress)
+    body = functools.partial(_bucket_scan, buckets=shipped, options=options, progress=progress)
     return spark.range(0, len(buckets), 1, len(buckets)).mapInArrow(body, RESULT_DDL)
 
 
 def _dataset_results(
-    spark: SparkSession, dataset: Dataset, max_bytes: int, progress: Any
+    spark: SparkSession, dataset: Dataset, options: ScanOptions, progress: Any
 ) -> DataFrame:
     frame = spark.read.format(dataset.format).load(dataset.path)
     missing = {"repo", "path", "content"} - set(frame.columns)
@@ -70,15 +71,17 @@ def _dataset_results(
     parallelism = spark.sparkContext.defaultParallelism
     if frame.rdd.getNumPartitions() < parallelism:
         frame = frame.repartition(parallelism * 2)
-    body = functools.partial(scan_batches, max_bytes=max_bytes, progress=progress)
+    body = functools.partial(scan_batches, options=options, progress=progress)
     return frame.mapInArrow(body, RESULT_DDL)
 
 
-def results_frame(spark: SparkSession, job: JobInput, max_bytes: int, progress: Any) -> DataFrame:
+def results_frame(
+    spark: SparkSession, job: JobInput, options: ScanOptions, progress: Any
+) -> DataFrame:
     """One result row per input file, from every source."""
-    frames = [_dataset_results(spark, d, max_bytes, progress) for d in job.datasets]
+    frames = [_dataset_results(spark, d, options, progress) for d in job.datasets]
     if job.files or not frames:
-        frames.insert(0, _files_results(spark, job.files, max_bytes, progress))
+        frames.insert(0, _files_results(spark, job.files, options, progress))
     return functools.reduce(DataFrame.unionByName, frames)
 
 
@@ -91,7 +94,7 @@ def _to_arrow(frame: DataFrame) -> pa.Table:
 
 
 def run_job(
-    spark: SparkSession, job: JobInput, max_bytes: int, progress: Progress | None = None
+    spark: SparkSession, job: JobInput, options: ScanOptions, progress: Progress | None = None
 ) -> pa.Table:
     """Scan every input file on the executors and return the per-file result table."""
     conf_key = "spark.sql.execution.arrow.maxRecordsPerBatch"
@@ -99,7 +102,7 @@ def run_job(
     spark.conf.set(conf_key, str(ROWS_PER_ARROW_BATCH))
     counter: Any = spark.sparkContext.accumulator(0)
     try:
-        frame = results_frame(spark, job, max_bytes, counter)
+        frame = results_frame(spark, job, options, counter)
         if progress is not None:
             with progress.watch(spark.sparkContext, counter):
                 table = _to_arrow(frame)

@@ -16,6 +16,14 @@ DEFAULT_MAX_BYTES = MAX_SOURCE_BYTES  # where check_source itself stops parsing
 
 
 @dataclass(frozen=True)
+class ScanOptions:
+    """Per-file settings shipped to executors."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES  # larger files are reported too_large, never read whole
+    dry_run: bool = True  # False: rules only, no migration dry-run (faster, no readiness)
+
+
+@dataclass(frozen=True)
 class Unreadable:
     """Why a file never reached the rules (``status`` is a file-status value)."""
 

@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 from rebalance_scan.atomic_dir import atomic_directory
 from rebalance_scan.job import JobInput, run_job
 from rebalance_scan.progress import Progress
-from rebalance_scan.reading import DEFAULT_MAX_BYTES
+from rebalance_scan.reading import ScanOptions
 from rebalance_scan.sources import Dataset, FileRef, Repository, list_files
 from rebalance_scan.tables import RepoReadiness, Totals, findings_table, readiness, totals
 from rebalance_scan.write_outputs import write_outputs
@@ -40,17 +40,19 @@ def scan_to_directory(
     spark: SparkSession,
     job: JobInput,
     out: str | Path,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    options: ScanOptions | None = None,
     progress: Progress | None = None,
     sources: list[str] | None = None,
 ) -> ScanResult:
     """Run the job, derive the tables and write every output atomically under ``out``."""
+    options = options or ScanOptions()
     started = time.monotonic()
     master = spark.sparkContext.master
     if progress is not None:
         progress.expected_files = len(job.files) if not job.datasets else None
-        progress.stage(f"scanning on executors ({master}, rules + migration dry-run)")
-    results = run_job(spark, job, max_bytes, progress)
+        work = "rules + migration dry-run" if options.dry_run else "rules only"
+        progress.stage(f"scanning on executors ({master}, {work})")
+    results = run_job(spark, job, options, progress)
     entries = readiness(results)
     summary = totals(results, findings_table(results), entries)
     if progress is not None:
@@ -58,7 +60,8 @@ def scan_to_directory(
     context: dict[str, Any] = {
         "sources": sources or sorted({f.repo for f in job.files} | {d.path for d in job.datasets}),
         "master": master,
-        "max_bytes": max_bytes,
+        "max_bytes": options.max_bytes,
+        "dry_run": options.dry_run,
     }
     with atomic_directory(out) as staging:
         write_outputs(staging, results, entries, summary, context)

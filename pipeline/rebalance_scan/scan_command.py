@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"files larger than this are reported too_large (default {DEFAULT_MAX_BYTES})",
     )
+    parser.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="skip the migration dry-run (findings only; no readiness figures)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -63,6 +68,7 @@ def run(argv: Sequence[str]) -> int:
         return 2
     from rebalance_scan.atomic_dir import OutputError, check_replaceable
     from rebalance_scan.progress import Progress
+    from rebalance_scan.reading import ScanOptions
     from rebalance_scan.scan import list_inputs, scan_to_directory
     from rebalance_scan.session import spark_session
 
@@ -85,7 +91,7 @@ def run(argv: Sequence[str]) -> int:
             spark,
             job,
             args.out,
-            args.max_file_bytes,
+            ScanOptions(args.max_file_bytes, dry_run=not args.rules_only),
             progress,
             sources=list(args.sources) + list(args.fleet),
         )

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rebalance_scan.reading import DEFAULT_MAX_BYTES
+from rebalance_scan.reading import DEFAULT_MAX_BYTES, ScanOptions
 from rebalance_scan.scan import ScanResult, list_inputs, scan_to_directory
 from rebalance_scan.sources import resolve_sources
 
@@ -24,9 +24,12 @@ def run_scan(
     sources: list[str] | None = None,
     fleets: list[str] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    dry_run: bool = True,
 ) -> ScanResult:
     repos, datasets = resolve_sources(sources or [], fleets or [])
-    return scan_to_directory(spark, list_inputs(repos, datasets), out, max_bytes)
+    return scan_to_directory(
+        spark, list_inputs(repos, datasets), out, ScanOptions(max_bytes, dry_run)
+    )
 
 
 def finding_keys(rows: list[dict[str, Any]]) -> list[FindingKey]:

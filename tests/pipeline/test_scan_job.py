@@ -198,3 +198,15 @@ def test_rerun_replaces_outputs(spark: SparkSession, tmp_path: Path) -> None:
     assert result.totals.repos == 1
     assert [p.name for p in tmp_path.iterdir()] == ["out"], "temporary directories left behind"
     assert os.listdir(out / "sarif") == ["docs-site.sarif"]
+
+
+def test_rules_only_scan_has_the_same_findings_and_no_dry_run(
+    spark: SparkSession, fleet_scan: ScanResult, tmp_path: Path
+) -> None:
+    result = run_scan(spark, tmp_path / "out", fleets=[str(EXAMPLE_FLEET)], dry_run=False)
+    assert finding_keys(_read(result.out / "findings.parquet")) == finding_keys(
+        _read(fleet_scan.out / "findings.parquet")
+    )
+    files = _read(result.out / "files.parquet")
+    assert {f["migration_reason"] for f in files} == {"dry-run disabled"}
+    assert result.totals.auto_sites == result.totals.manual_sites == 0
