@@ -216,8 +216,7 @@ class _Dispatcher:
     def __init__(self, consumer: KafkaConsumer, listener: object, state: _ConsumerState) -> None:
         self._consumer = consumer
         self._state = state
-        self.listener = listener
-        owner = type(listener).__qualname__
+        owner = type(listener).__name__
         self._callbacks: dict[str, tuple[Callable[..., object], bool, str]] = {}
         for name in CALLBACKS:
             callback = _resolve(listener, name)
@@ -262,10 +261,10 @@ def _resolve(listener: object, name: str) -> Callable[..., object]:
         name = "on_partitions_revoked"
     callback: Callable[..., object] | None = getattr(listener, name, None)
     if not callable(callback):
-        raise TypeError(f"{type(listener).__qualname__} has no callable {name}()")
+        raise TypeError(f"{type(listener).__name__} has no callable {name}()")
     if inspect.iscoroutinefunction(callback):
         raise TypeError(
-            f"{type(listener).__qualname__}.{name}() is async: kafka-python listeners are "
+            f"{type(listener).__name__}.{name}() is async: kafka-python listeners are "
             f"synchronous (rebalance_guard runs them off kafka-python 3's IO thread); use def"
         )
     return callback
