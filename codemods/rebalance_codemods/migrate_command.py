@@ -27,6 +27,10 @@ from rebalance_codemods.files import python_files, write_atomic
 
 Mode = Literal["write", "diff", "check"]
 
+#: A worker process costs about as much as LibCST on a few files (fork, first-use warm-up):
+#: fewer candidate files than this per worker are migrated in-process instead.
+FILES_PER_WORKER = 8
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -84,7 +88,7 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
 
 def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
     """Run in-process for one job; otherwise the cheap byte check stays here and only files
-    that may involve Kafka go to the worker processes."""
+    that may involve Kafka go to the worker processes (if there are enough of them)."""
     if jobs <= 1:
         yield from (migrate_file(path, mode) for path in paths)
         return
@@ -99,9 +103,10 @@ def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
             candidates.append(path)
         else:
             yield Outcome(path, skipped=True)
-    if not candidates:
+    workers = min(jobs, len(candidates) // FILES_PER_WORKER)
+    if workers <= 1:  # a pool costs more than it saves for a handful of files
+        yield from (migrate_file(path, mode) for path in candidates)
         return
-    workers = min(jobs, len(candidates))
     chunk = max(1, len(candidates) // (workers * 4))  # small chunks: a slow worker gets fewer
     with ProcessPoolExecutor(max_workers=workers) as pool:
         yield from pool.map(migrate_file, candidates, [mode] * len(candidates), chunksize=chunk)

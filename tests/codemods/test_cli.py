@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from rebalance_codemods.api import migrate_source
+from rebalance_codemods.migrate_command import FILES_PER_WORKER
 
 from tests.codemods.examples import LEGACY, PROGRAMS, ROOT, run_cli
 
@@ -66,13 +67,19 @@ def test_migrate_writes_what_migrate_source_computes_then_check_is_clean(
     tmp_path: Path, jobs: str
 ) -> None:
     files = _tree(tmp_path)
+    copies = 0 if jobs == "1" else FILES_PER_WORKER  # enough Kafka files for -j 2's workers
+    for copy in range(copies):
+        for name in PROGRAMS:
+            path = tmp_path / "fleet" / f"svc{copy}" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            files[path] = (LEGACY / name).read_bytes()
+            path.write_bytes(files[path])
     (tmp_path / "kafka_python_consumer.py").chmod(0o750)
     result = run_cli("migrate", "-j", jobs, str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert (
-        "5 file(s): 3 migrated, 1 skipped without Kafka, 1 manual site(s), 0 error(s)"
-        in result.stderr
-    )
+    n = 3 * copies
+    summary = f"{5 + n} file(s): {3 + n} migrated, 1 skipped without Kafka, 1 manual site(s)"
+    assert summary in result.stderr
     for path, data in files.items():
         assert path.read_bytes() == _expected(data), path
     assert (tmp_path / "kafka_python_consumer.py").stat().st_mode & 0o777 == 0o750
