@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rebalance_scan.atomic_dir import MARKER, OutputError, atomic_directory
 from rebalance_scan.partitioning import balance, partition_count
 from rebalance_scan.reading import Unreadable, check_content, read_repo_file
 from rebalance_scan.sources import FileRef, Repository, SourceError, list_files, resolve_sources
@@ -117,3 +118,23 @@ def test_partitions_are_balanced_by_size() -> None:
     assert sorted(f.path for b in buckets for f in b) == sorted(f.path for f in files)
     assert partition_count(0, 2) == 1 and partition_count(3, 2) == 3
     assert partition_count(100_000, 2) == 500
+
+
+def test_failed_write_leaves_the_previous_outputs(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with atomic_directory(out) as staging:
+        (staging / MARKER).write_text("{}")
+        (staging / "findings.parquet").write_text("old")
+    with pytest.raises(RuntimeError), atomic_directory(out) as staging:
+        (staging / "findings.parquet").write_text("half")
+        raise RuntimeError("executor lost")
+    assert (out / "findings.parquet").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    with atomic_directory(out) as staging:
+        (staging / MARKER).write_text("{}")
+    assert sorted(p.name for p in out.iterdir()) == [MARKER]
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("years of work")
+    with pytest.raises(OutputError), atomic_directory(tmp_path / "mine"):
+        pass
+    assert (tmp_path / "mine" / "thesis.tex").exists()
