@@ -60,17 +60,18 @@ def _crash_reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"[:500]
 
 
-def _unreadable_row(repo: str, path: str, size: int, problem: Unreadable) -> Row:
+def _row(repo: str, path: str, size: int, status: str, reason: str) -> Row:
+    """A result row with no findings and no migration (yet)."""
     return {
         "repo": repo,
         "path": path,
-        "status": problem.status,
-        "reason": problem.reason,
+        "status": status,
+        "reason": reason,
         "size_bytes": size,
         "kafka": False,
         "findings": [],
         "migration_status": "not_run",
-        "migration_reason": problem.reason,
+        "migration_reason": reason,
         "migrated_sites": 0,
         "manual": [],
         "would_change": False,
@@ -82,7 +83,7 @@ def scan_content(repo: str, path: str, content: bytes, dry_run: bool = True) -> 
     from rebalance_codemods.api import migrate_source
     from rebalance_lint import check_source
 
-    row = _unreadable_row(repo, path, len(content), Unreadable("ok", ""))
+    row = _row(repo, path, len(content), "ok", "")
     try:
         report = check_source(content, path)
     except Exception as error:  # RecursionError, MemoryError... a bad file is a row
@@ -142,7 +143,7 @@ def scan_file(
         data = problem if problem is not None else content or b""
     if isinstance(data, Unreadable):
         size = len(content) if content is not None else 0
-        return _unreadable_row(repo, path, size, data)
+        return _row(repo, path, size, data.status, data.reason)
     return scan_content(repo, path, data, options.dry_run)
 
 
