@@ -57,8 +57,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _first_line(error: Exception) -> str:
+    """The JVM's own exception text when there is one (py4j's wrapper says only "o31.load")."""
+    java = getattr(error, "java_exception", None)
+    text = str(java.toString()) if java is not None else f"{type(error).__name__}: {error}"
+    return (text.strip().splitlines() or [""])[0][:500]
+
+
 def run(argv: Sequence[str]) -> int:
-    """Exit 0 after a scan (findings are data, not failure), 2 for bad arguments."""
+    """Exit 0 after a scan (findings are data, not failure), 1 when Spark fails, 2 for bad
+    arguments or an output directory that must not be replaced."""
     args = _parser().parse_args(list(argv))
     if not args.sources and not args.fleet:
         print("rebalance-guard scan: give at least one SOURCE or --fleet DIR", file=sys.stderr)
@@ -98,6 +106,13 @@ def run(argv: Sequence[str]) -> int:
     except (SourceError, OutputError) as error:
         print(f"rebalance-guard scan: {error}", file=sys.stderr)
         return 2
+    except Exception as error:  # Spark itself failed (unreadable dataset, lost cluster...)
+        print(
+            f"rebalance-guard scan: the Spark job failed, nothing was written to {args.out}: "
+            f"{_first_line(error)}",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         spark.stop()
     print(format_summary(result))

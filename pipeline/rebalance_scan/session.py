@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-# Only errors from the JVM reach the console: the scan prints its own progress.
+# Nothing from the JVM reaches the console: the scan prints its own progress, and a failed
+# job its own one-line error (instead of Java stack traces).
 QUIET_LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = fatal
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
@@ -59,5 +60,5 @@ def spark_session(master: str | None = None) -> SparkSession:
     finally:
         if log_config is not None:
             os.unlink(log_config)  # read once, when the JVM started
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel("FATAL")
     return spark

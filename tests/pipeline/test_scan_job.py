@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from rebalance_codemods.api import migrate_source
 from rebalance_lint import check_source
+from rebalance_scan.scan_command import _first_line
 from rebalance_scan.sources import SourceError
 
 from tests.pipeline.conftest import EXAMPLE_FLEET
@@ -210,3 +211,16 @@ def test_rules_only_scan_has_the_same_findings_and_no_dry_run(
     files = _read(result.out / "files.parquet")
     assert {f["migration_reason"] for f in files} == {"dry-run disabled"}
     assert result.totals.auto_sites == result.totals.manual_sites == 0
+
+
+def test_a_corrupt_dataset_fails_the_job_with_one_clear_line(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Not a row (Spark cannot even list its rows), but one line and no outputs."""
+    bogus = tmp_path / "bogus.parquet"
+    bogus.write_text("not parquet")
+    with pytest.raises(Exception) as caught:  # whatever py4j raises
+        run_scan(spark, tmp_path / "out", sources=[str(bogus)])
+    line = _first_line(caught.value)
+    assert "bogus.parquet" in line and "\n" not in line
+    assert not (tmp_path / "out").exists()
