@@ -35,8 +35,8 @@ class Client:
     package: str
     #: ``rebalance_guard`` module the migrated code imports from.
     guard_module: str
-    #: Qualified names of the client's one-argument listener base classes.
-    legacy_bases: frozenset[str]
+    #: The client's name in ``rebalance_lint`` (whose import resolution finds listener bases).
+    lint_name: str
     #: Methods the rebalance view offers (``RebalanceConsumer`` members).
     view_methods: frozenset[str]
     #: Whether listener callbacks may be ``async def``.
@@ -51,12 +51,7 @@ KAFKA_PYTHON = Client(
     name="kafka-python",
     package="kafka",
     guard_module="rebalance_guard.kafka_python",
-    legacy_bases=frozenset(
-        {
-            "kafka.ConsumerRebalanceListener",
-            "kafka.consumer.subscription_state.ConsumerRebalanceListener",
-        }
-    ),
+    lint_name="kafka_python",
     view_methods=frozenset(
         {
             "commit",
@@ -86,9 +81,7 @@ AIOKAFKA = Client(
     name="aiokafka",
     package="aiokafka",
     guard_module="rebalance_guard.aiokafka",
-    legacy_bases=frozenset(
-        {"aiokafka.ConsumerRebalanceListener", "aiokafka.abc.ConsumerRebalanceListener"}
-    ),
+    lint_name="aiokafka",
     view_methods=frozenset(
         {
             "commit",
@@ -119,7 +112,7 @@ CONFLUENT = Client(
     name="confluent-kafka",
     package="confluent_kafka",
     guard_module="rebalance_guard.confluent_kafka",
-    legacy_bases=frozenset(),
+    lint_name="confluent",
     view_methods=frozenset(
         {
             "commit",

@@ -11,6 +11,7 @@ reason, and left byte-identical.
 from __future__ import annotations
 
 import libcst as cst
+from rebalance_lint.analysis.clients import client_listener_base
 
 from rebalance_codemods.clients import CALLBACKS, LISTENER_CLIENTS, Client
 from rebalance_codemods.injection import plan_injection
@@ -38,14 +39,14 @@ def plan_listeners(module: cst.Module, meta: Meta, index: Index, only: str | Non
         return plan
     facts = FileFacts(module, meta, index, clients)
     classes = {cls: _listener_client(cls, meta, clients) for cls in index.classes}
-    legacy = {cls: kind[0] for cls, kind in classes.items() if kind and kind[1] == "legacy"}
+    legacy = {cls: kind for cls, kind in classes.items() if kind and kind[1] != "guard"}
     family_sites: dict[cst.ClassDef, list[tuple[int, Plan]]] = {}
     for call in index.method_calls.get("subscribe", []):
         plan_subscribe(call, facts, classes, plan, family_sites)
     collect_registered(facts)
-    for cls, client in legacy.items():
+    for cls, (client, kind) in legacy.items():
         family = Plan()
-        reason = _plan_class(cls, client, facts, family)
+        reason = ASYNC_BASE if kind == "async" else _plan_class(cls, client, facts, family)
         if reason is None:
             plan.merge(family)
             for _, site in family_sites.get(cls, []):
@@ -59,17 +60,30 @@ def plan_listeners(module: cst.Module, meta: Meta, index: Index, only: str | Non
     return plan
 
 
+ASYNC_BASE = (
+    "derives from kafka-python's AsyncConsumerRebalanceListener, whose async callbacks "
+    "cannot become rebalance_guard methods (kafka-python listeners run synchronously); "
+    "migrate by hand"
+)
+
+
 def _listener_client(
     cls: cst.ClassDef, meta: Meta, clients: list[Client]
 ) -> tuple[Client, str] | None:
-    """(client, "legacy" | "guard") when ``cls`` derives from a listener base."""
+    """(client, "legacy" | "async" | "guard") when ``cls`` derives from a listener base.
+
+    Client bases are recognised by the lint rules' own resolver, so the codemod rewrites
+    exactly the classes KRB202 reports.
+    """
+    by_lint_name = {client.lint_name: client for client in clients}
     for base in cls.bases:
-        names = meta.qualnames(base.value)
-        for client in clients:
-            if names & client.legacy_bases:
-                return client, "legacy"
-            if client.guard_listener in names:
-                return client, "guard"
+        for name in meta.qualnames(base.value):
+            found = client_listener_base(name)
+            if found is not None and found[0] in by_lint_name:
+                return by_lint_name[found[0]], "async" if found[1] else "legacy"
+            for client in clients:
+                if name == client.guard_listener:
+                    return client, "guard"
     return None
 
 

@@ -49,7 +49,14 @@ def plan_subscribe(
     kind = classes.get(cls) if cls is not None else None
     if kind is not None:
         client = kind[0]
-    elif len(facts.clients) == 1 and cls is None:
+    elif cls is not None:
+        plan.refuse(
+            meta.line(call),
+            f"listener class {cls.name.value} derives from no client listener base; "
+            f"migrate it by hand",
+        )
+        return
+    elif len(facts.clients) == 1:
         client = facts.clients[0]  # a listener from elsewhere: the runtime takes legacy ones too
     else:
         plan.refuse(meta.line(call), "cannot tell which Kafka client this subscribe() belongs to")
@@ -73,7 +80,7 @@ def plan_subscribe(
     if creation is not None:
         assert isinstance(call.func, cst.Attribute)
         facts.registrations[creation] = code(call.func.value)
-    if cls is not None and kind is not None and kind[1] == "legacy":
+    if cls is not None and kind is not None and kind[1] != "guard":
         family_sites.setdefault(cls, []).append((meta.line(call), site))
     else:
         plan.merge(site)

@@ -18,10 +18,3 @@ def test_view_methods_are_the_rebalance_consumer_protocol(client: Client) -> Non
         assert hasattr(module, name)
     registration = "subscribe" if client is CONFLUENT else "set_rebalance_listener"
     assert callable(getattr(module, registration))
-
-
-@pytest.mark.parametrize("client", [KAFKA_PYTHON, AIOKAFKA], ids=lambda c: c.name)
-def test_legacy_bases_exist_in_the_client(client: Client) -> None:
-    for qualified in client.legacy_bases:
-        module, _, name = qualified.rpartition(".")
-        assert isinstance(getattr(importlib.import_module(module), name), type), qualified

@@ -101,6 +101,10 @@ CASES = [
      "subscribe() takes *args or **kwargs"),
     ("evaluation-order", "from kafka import KafkaConsumer\nc = KafkaConsumer()\nc.subscribe(topics(), listener=make())\n", 3,
      "registering the listener first would change the order its arguments are evaluated"),
+    ("kafka-python-async-base", KP_HEAD.replace("ConsumerRebalanceListener", "AsyncConsumerRebalanceListener") + "class Listener(AsyncConsumerRebalanceListener):\n    async def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 4,
+     "derives from kafka-python's AsyncConsumerRebalanceListener"),
+    ("duck-typed-listener", KP_HEAD + "class Listener:\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 9,
+     "listener class Listener derives from no client listener base"),
     ("which-client", "import kafka\nimport aiokafka\nc = make()\nc.subscribe(['a'], listener=L())\n", 4,
      "cannot tell which Kafka client this subscribe() belongs to"),
     # --- confluent-kafka callbacks ---------------------------------------------------------
