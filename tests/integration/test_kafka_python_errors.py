@@ -52,12 +52,14 @@ def test_raising_revocation_surfaces_once_and_the_group_still_rebalances(
     group_id = broker.group()
     listener = FailsOnRealRevocation()
     with fleet() as group:
-        first = group.add(make_consumer(broker.bootstrap, group_id))
+        first = make_consumer(broker.bootstrap, group_id)
         set_rebalance_listener(first, listener)
         first.subscribe([topic])
+        group.add(first)
         group.until(lambda: group.balanced(PARTITIONS), "one member")
-        second = group.add(make_consumer(broker.bootstrap, group_id))
+        second = make_consumer(broker.bootstrap, group_id)
         second.subscribe([topic])
+        group.add(second)
         group.until(lambda: group.balanced(PARTITIONS), "two members despite the error")
         group.settle(2.0)
 

@@ -56,16 +56,19 @@ def test_callbacks_see_the_whole_assignment_or_only_the_delta(
     group_id = broker.group()
     old, new = Deltas(pause_first=True), Deltas(pause_first=False)
     with fleet() as group:
-        first = group.add(make_consumer(broker.bootstrap, group_id, protocol))
+        first = make_consumer(broker.bootstrap, group_id, protocol)
         set_rebalance_listener(first, old)
         first.subscribe([topic])
+        group.add(first)
         group.until(lambda: group.balanced(PARTITIONS), "one member")
+        group.settle()
         assert first.paused() == everything
         old.calls.clear()
 
-        second = group.add(make_consumer(broker.bootstrap, group_id, protocol))
+        second = make_consumer(broker.bootstrap, group_id, protocol)
         set_rebalance_listener(second, new)
         second.subscribe([topic])
+        group.add(second)
         group.until(lambda: group.balanced(PARTITIONS), "two members")
         group.settle()
         kept, moved = frozenset(first.assignment()), frozenset(second.assignment())

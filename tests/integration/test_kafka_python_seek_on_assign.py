@@ -56,11 +56,10 @@ def test_seek_on_assign_resumes_exactly_at_the_external_offsets(broker: Broker) 
 
     with fleet() as group:
         first_listener = OffsetsOutsideKafka(store, seen)
-        first = group.add(
-            make_consumer(broker.bootstrap, group_id, max_poll_records=4), first_listener.process
-        )
+        first = make_consumer(broker.bootstrap, group_id, max_poll_records=4)
         set_rebalance_listener(first, first_listener)
         first.subscribe([topic])
+        group.add(first, first_listener.process)
         group.until(lambda: {p for p, _ in seen} == {0, 1}, "records from both partitions")
         assert min(o for p, o in seen if p == 0) == 7
         assert min(o for p, o in seen if p == 1) == 3
@@ -68,11 +67,10 @@ def test_seek_on_assign_resumes_exactly_at_the_external_offsets(broker: Broker) 
         group.until(lambda: len(seen) >= first_round, "the first round")
 
         second_listener = OffsetsOutsideKafka(store, seen)
-        second = group.add(
-            make_consumer(broker.bootstrap, group_id, max_poll_records=4), second_listener.process
-        )
+        second = make_consumer(broker.bootstrap, group_id, max_poll_records=4)
         set_rebalance_listener(second, second_listener)
         second.subscribe([topic])
+        group.add(second, second_listener.process)
         group.until(lambda: group.balanced(2), "two members")
         assert store == {tp0: PER_PARTITION, tp1: PER_PARTITION}  # saved on revoke
         produce(broker.bootstrap, topic, range(2 * PER_PARTITION), partitions=2)  # 20-39
@@ -81,6 +79,7 @@ def test_seek_on_assign_resumes_exactly_at_the_external_offsets(broker: Broker) 
         ]
         group.until(lambda: len(seen) >= len(expected), "every record after the stored offsets")
         group.settle()
-        assert first.committed(tp0) is None and first.committed(tp1) is None  # not from Kafka
+        with group.holding(first):
+            assert first.committed(tp0) is None and first.committed(tp1) is None  # not Kafka
 
     assert sorted(seen) == expected  # resumed exactly: nothing skipped, nothing repeated

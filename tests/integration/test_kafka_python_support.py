@@ -1,8 +1,7 @@
 """Shared helpers for the kafka-python tests (named test_* only because these paths are ours).
 
-Consumers are driven round-robin from the test's own thread with short poll timeouts, so a
-group of several members rebalances without extra threads, and every consumer is closed in a
-``finally`` block by :class:`Fleet`.
+Each consumer is polled by its own thread (:class:`Fleet`); every thread is stopped and every
+consumer closed in a ``finally`` block.
 """
 
 from __future__ import annotations
@@ -117,46 +116,95 @@ class BackgroundProducer:
 Handler = Callable[[Any, dict[TopicPartition, list[Any]]], None]
 
 
+class _Member:
+    """One consumer and the thread that polls it (one consumer per thread, as in production)."""
+
+    def __init__(self, fleet: Fleet, consumer: Any, handle: Handler | None) -> None:
+        self.consumer = consumer
+        self.handle = handle
+        self._fleet = fleet
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="poller", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                records = self.consumer.poll(timeout_ms=100)
+                if records and self.handle is not None:
+                    self.handle(self.consumer, records)
+            except kafka.errors.KafkaError as exc:
+                self._fleet.poll_errors.append((self.consumer, exc))
+            except BaseException as exc:  # reported by Fleet.until
+                self._fleet.crashes.append(exc)
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)
+        assert not self._thread.is_alive(), "a poll() did not return within 60s"
+
+
 class Fleet:
-    """Consumers polled round-robin from one thread; all closed when the block ends."""
+    """Each consumer polled continuously by its own thread; all stopped and closed at the end.
+
+    One thread per consumer keeps every member inside poll() almost all the time: kafka-python
+    3.0.12 throws away a JoinGroup/SyncGroup result that arrives while no poll() is waiting
+    and joins again, so consumers polled round-robin from one thread can rebalance forever.
+    Call the consumer's own methods (other than reads) only inside :meth:`holding`.
+    """
 
     def __init__(self) -> None:
-        self.members: list[tuple[Any, Handler | None]] = []
+        self.members: list[_Member] = []
         self.poll_errors: list[tuple[Any, BaseException]] = []
+        self.crashes: list[BaseException] = []
 
     def add(self, consumer: Any, handle: Handler | None = None) -> Any:
-        self.members.append((consumer, handle))
+        """Start polling ``consumer`` (subscribe and register listeners first)."""
+        self.members.append(_Member(self, consumer, handle))
         return consumer
 
-    def remove(self, consumer: Any) -> None:
-        self.members = [(c, h) for c, h in self.members if c is not consumer]
+    def _member(self, consumer: Any) -> _Member:
+        return next(m for m in self.members if m.consumer is consumer)
 
-    def poll_once(self, timeout_ms: int = 100) -> None:
-        for consumer, handle in list(self.members):
-            try:
-                records = consumer.poll(timeout_ms=timeout_ms)
-            except kafka.errors.KafkaError as exc:
-                self.poll_errors.append((consumer, exc))
-                continue
-            if records and handle is not None:
-                handle(consumer, records)
+    def remove(self, consumer: Any) -> None:
+        """Stop polling ``consumer``; the caller closes it."""
+        member = self._member(consumer)
+        member.stop()
+        self.members.remove(member)
+
+    @contextmanager
+    def holding(self, consumer: Any) -> Iterator[None]:
+        """Stop polling ``consumer`` while the block uses it, then poll it again."""
+        member = self._member(consumer)
+        member.stop()
+        self.members.remove(member)
+        try:
+            yield
+        finally:
+            self.add(consumer, member.handle)
 
     def until(self, condition: Callable[[], bool], what: str, timeout: float = DEADLINE_S) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
+            if self.crashes:
+                raise self.crashes[0]
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-            self.poll_once()
+            time.sleep(0.05)
 
     def settle(self, seconds: float = 1.0) -> None:
-        """Keep polling a little, so every member has seen the end of the rebalance."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            self.poll_once()
+        """Let the members poll a little longer, so each has seen the end of a rebalance."""
+        time.sleep(seconds)
+        if self.crashes:
+            raise self.crashes[0]
 
     def balanced(self, partitions: int) -> bool:
         """Every member owns something, nothing is owned twice, everything is owned."""
-        owned = [c.assignment() for c, _ in self.members]
+        try:
+            owned = [m.consumer.assignment() for m in self.members]
+        except RuntimeError:  # read while the poller thread swaps the assignment
+            return False
         flat = [tp for tps in owned for tp in tps]
         return all(owned) and len(flat) == len(set(flat)) == partitions
 
@@ -167,14 +215,13 @@ def fleet() -> Iterator[Fleet]:
     try:
         yield group
     finally:
-        for consumer, _ in group.members:
+        for member in group.members:
+            with suppress(Exception):
+                member.stop()
+        for member in group.members:
             with suppress(Exception):  # teardown must reach every consumer
-                consumer.close(autocommit=False)
+                member.consumer.close(autocommit=False)
 
 
 def partitions_of(topic: str, count: int) -> set[TopicPartition]:
     return {TopicPartition(topic, p) for p in range(count)}
-
-
-def numbers(records: dict[TopicPartition, list[Any]]) -> list[int]:
-    return [int(r.value) for batch in records.values() for r in batch]

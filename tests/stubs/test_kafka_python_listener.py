@@ -71,13 +71,15 @@ class Recorder(RebalanceListener):
 
 def joined(broker: Broker, group: Fleet, listener: Any, topic: str, before: bool = True) -> Any:
     """A consumer subscribed to ``topic`` with ``listener`` set before or after subscribe()."""
-    consumer = group.add(make_consumer(broker.bootstrap, broker.group()))
+    consumer = make_consumer(broker.bootstrap, broker.group())
     if before:
         set_rebalance_listener(consumer, listener)
     consumer.subscribe([topic])
     if not before:
         set_rebalance_listener(consumer, listener)
+    group.add(consumer)
     group.until(lambda: consumer.assignment(), "the first assignment")
+    group.settle()  # the assigned callback runs just after the assignment becomes visible
     return consumer
 
 
@@ -122,18 +124,21 @@ def test_replace_remove_and_subscribe_take_effect_from_the_next_poll(broker: Bro
     old, new = Recorder(), Recorder()
     with fleet() as group:
         consumer = joined(broker, group, old, topic)
-        set_rebalance_listener(consumer, new)
-        assert new.events == []  # registering calls nothing; the next poll's rebalance does
-        consumer.subscribe([topic])  # no listener=: the registered one stays
-        other = group.add(make_consumer(broker.bootstrap, consumer.config["group_id"]))
+        with group.holding(consumer):
+            set_rebalance_listener(consumer, new)
+            assert new.events == []  # registering calls nothing; the next poll's rebalance does
+            consumer.subscribe([topic])  # no listener=: the registered one stays
+        other = make_consumer(broker.bootstrap, consumer.config["group_id"])
         other.subscribe([topic])
+        group.add(other)
         group.until(lambda: group.balanced(2), "two members")
         group.settle()
         assert old.names() == ["revoked", "assigned"]
         assert new.names() == ["revoked", "assigned"]
         assert new.events[1][1] == frozenset(consumer.assignment())
 
-        set_rebalance_listener(consumer, None)
+        with group.holding(consumer):
+            set_rebalance_listener(consumer, None)
         group.remove(other)
         other.close()
         group.until(lambda: group.balanced(2), "one member again")
@@ -145,12 +150,15 @@ def test_subscribe_with_an_explicit_listener_replaces_the_registered_one(broker:
     registered, legacy = Recorder(), Legacy()
     with fleet() as group:
         consumer = joined(broker, group, registered, topic)
-        consumer.subscribe([topic], listener=legacy)  # kafka-python's own API, as before
-        other = group.add(make_consumer(broker.bootstrap, consumer.config["group_id"]))
+        with group.holding(consumer):
+            consumer.subscribe([topic], listener=legacy)  # kafka-python's own API, as before
+        other = make_consumer(broker.bootstrap, consumer.config["group_id"])
         other.subscribe([topic])
+        group.add(other)
         group.until(lambda: group.balanced(2), "two members")
         group.settle()
-        consumer.subscribe([topic])  # kafka-python semantics: this drops the legacy listener
+        with group.holding(consumer):
+            consumer.subscribe([topic])  # kafka-python semantics: this drops the legacy listener
         group.remove(other)
         other.close()
         group.until(lambda: group.balanced(2), "one member again")
@@ -206,12 +214,12 @@ def test_callback_error_reaches_poll_once_and_the_rebalance_completes(
     topic = broker.create_topic(partitions=2)
     listener = Recorder(fail=failing)
     with fleet() as group:
-        consumer = group.add(make_consumer(broker.bootstrap, broker.group()))
+        consumer = make_consumer(broker.bootstrap, broker.group())
         set_rebalance_listener(consumer, listener)
         consumer.subscribe([topic])
+        group.add(consumer)
         group.until(lambda: consumer.assignment(), "the assignment despite the error")
-        for _ in range(5):
-            group.poll_once()
+        group.settle()
         assert [type(exc) for _, exc in group.poll_errors] == [KafkaError]  # once, not per poll
         cause = group.poll_errors[0][1].__cause__
         assert isinstance(cause, ValueError) and str(cause) == f"boom in {failing}"
@@ -225,13 +233,13 @@ def test_lost_partitions_go_to_on_partitions_lost_which_defaults_to_revoked(
     topic = broker.create_topic(partitions=1)
     listener = Recorder()
     with fleet() as group:
-        consumer = group.add(
-            make_consumer(broker.bootstrap, broker.group(), max_poll_interval_ms=3_000)
-        )
+        consumer = make_consumer(broker.bootstrap, broker.group(), max_poll_interval_ms=3_000)
         set_rebalance_listener(consumer, listener)
         consumer.subscribe([topic])
+        group.add(consumer)
         group.until(lambda: consumer.assignment(), "the first assignment")
-        time.sleep(4.5)  # miss max_poll_interval_ms: the member is evicted from the group
+        with group.holding(consumer):
+            time.sleep(4.5)  # miss max_poll_interval_ms: the member is evicted from the group
         group.until(lambda: len(listener.events) >= 4, "eviction and the second assignment")
     name, parts, view, _ = listener.events[2]
     assert (name, parts) == ("revoked", frozenset(partitions_of(topic, 1)))
@@ -257,20 +265,19 @@ def test_pause_in_assigned_persists_and_revocation_clears_it(broker: Broker) -> 
     produce(broker.bootstrap, topic, range(20), partitions=2)
     got: list[Any] = []
     with fleet() as group:
-        first = group.add(
-            make_consumer(broker.bootstrap, broker.group()), lambda _, records: got.append(records)
-        )
+        first = make_consumer(broker.bootstrap, broker.group())
         group_id = first.config["group_id"]
         set_rebalance_listener(first, PauseOnFirstAssignment())
         first.subscribe([topic])
+        group.add(first, lambda _, records: got.append(records))
         group.until(lambda: first.assignment(), "the first assignment")
-        for _ in range(10):
-            group.poll_once()
+        group.settle()
         assert first.paused() == partitions_of(topic, 2)  # survived the callback
         assert got == []  # and really paused: the data is there
 
-        second = group.add(make_consumer(broker.bootstrap, group_id))
+        second = make_consumer(broker.bootstrap, group_id)
         second.subscribe([topic])
+        group.add(second)
         group.until(lambda: group.balanced(2), "two members")
         assert first.paused() == set()  # the eager rebalance revoked both: pause cleared
         group.until(lambda: bool(got), "records on the unpaused partition")
