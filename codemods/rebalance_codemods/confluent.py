@@ -43,7 +43,7 @@ def plan_confluent(module: cst.Module, meta: Meta, index: Index) -> Plan:
         if all(p is None for p in positions):
             continue
         site = Plan()
-        reason = _plan_site(call, positions, module, meta, taken, site)
+        reason = _plan_site(call, positions, module, meta, taken, index.claimed, site)
         if reason is None:
             plan.merge(site)
         else:
@@ -57,6 +57,7 @@ def _plan_site(
     module: cst.Module,
     meta: Meta,
     taken: set[str],
+    claimed: dict[str, str],
     plan: Plan,
 ) -> str | None:
     assert isinstance(call.func, cst.Attribute)
@@ -73,6 +74,8 @@ def _plan_site(
         if position is None:
             continue
         value = call.args[position].value
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue  # no callback: confluent's default, as without the argument
         function = meta.binding(value) if isinstance(value, cst.Name) else None
         if not isinstance(function, cst.FunctionDef):
             return f"{keyword}= is not a function defined in this file (lambda, method, partial)"
@@ -88,9 +91,9 @@ def _plan_site(
         if reason is not None:
             return reason
     scope = meta.scope(module)
-    listener = guard_name(scope, taken, CONFLUENT.guard_module, "RebalanceListener", plan)
-    protocol = guard_name(scope, taken, CONFLUENT.guard_module, "RebalanceConsumer", plan)
-    subscribe = guard_name(scope, taken, CONFLUENT.guard_module, "subscribe", plan)
+    listener = guard_name(scope, taken, claimed, CONFLUENT.guard_module, "RebalanceListener", plan)
+    protocol = guard_name(scope, taken, claimed, CONFLUENT.guard_module, "RebalanceConsumer", plan)
+    subscribe = guard_name(scope, taken, claimed, CONFLUENT.guard_module, "subscribe", plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
     assert block is not None

@@ -131,11 +131,23 @@ def _plan_class(cls: cst.ClassDef, client: Client, facts: FileFacts, plan: Plan)
         return reason
     base = cls.bases[0]
     listener_name = guard_name(
-        scope, facts.index.names, client.guard_module, "RebalanceListener", plan
+        scope,
+        facts.index.names,
+        facts.index.claimed,
+        client.guard_module,
+        "RebalanceListener",
+        plan,
     )
     plan.edit(base, lambda node: node.with_changes(value=cst.Name(listener_name)))
     plan.unused_import_nodes.append(base.value)
-    protocol = guard_name(scope, facts.index.names, client.guard_module, "RebalanceConsumer", plan)
+    protocol = guard_name(
+        scope,
+        facts.index.names,
+        facts.index.claimed,
+        client.guard_module,
+        "RebalanceConsumer",
+        plan,
+    )
     for fn, view in views.items():
         param = cst.Param(
             name=cst.Name(view), annotation=cst.Annotation(annotation=cst.Name(protocol))

@@ -79,6 +79,7 @@ class Index:
     attributes: dict[str, list[cst.Attribute]] = field(default_factory=dict)
     packages: set[str] = field(default_factory=set)
     names: set[str] = field(default_factory=set)  # every name the file binds or uses
+    claimed: dict[str, str] = field(default_factory=dict)  # local name -> imported symbol
 
 
 class _Indexer(cst.CSTVisitor):

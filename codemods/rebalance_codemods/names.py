@@ -10,18 +10,27 @@ from rebalance_codemods.plan import Plan
 VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
 
 
-def guard_name(scope: Scope | None, taken: set[str], module: str, obj: str, plan: Plan) -> str:
+def guard_name(
+    scope: Scope | None, taken: set[str], claimed: dict[str, str], module: str, obj: str, plan: Plan
+) -> str:
     """Schedule ``from module import obj`` and return the name to use for it.
 
     A name the file already uses for something else, anywhere (the aiokafka docs call their
-    own listener class ``RebalanceListener``; a function may have a local ``subscribe``),
-    gets the import aliased instead of shadowed.
+    own listener class ``RebalanceListener``; a function may have a local ``subscribe``), or
+    one this run already gave to another client's symbol (a file using kafka-python and
+    aiokafka needs two ``set_rebalance_listener``), gets the import aliased, not shadowed.
     """
     wanted = f"{module}.{obj}"
-    local = f"_rg_{obj}"
-    prefixes = ("Guard", "RebalanceGuard") if obj[:1].isupper() else ("guard_", "rebalance_guard_")
-    for candidate in (obj, *(prefix + obj for prefix in prefixes)):
-        if candidate not in taken:
+    client = module.rpartition(".")[2]
+    if obj[:1].isupper():
+        aliases = [f"Guard{obj}", "".join(p.title() for p in client.split("_")) + obj]
+    else:
+        aliases = [f"guard_{obj}", f"{client}_{obj}"]
+    local = f"_rg_{client}_{obj}"
+    for candidate in (obj, *aliases):
+        if claimed.get(candidate, wanted) != wanted:
+            continue
+        if candidate in claimed or candidate not in taken:
             local = candidate
             break
         if (
@@ -31,6 +40,7 @@ def guard_name(scope: Scope | None, taken: set[str], module: str, obj: str, plan
         ):
             local = candidate
             break
+    claimed[local] = wanted
     plan.imports.add((module, obj, None if local == obj else local))
     return local
 

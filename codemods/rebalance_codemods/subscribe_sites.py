@@ -8,6 +8,7 @@ the listener first cannot change the order in which the arguments' side effects 
 from __future__ import annotations
 
 import libcst as cst
+from rebalance_lint.analysis.clients import client_listener_base
 
 from rebalance_codemods.clients import Client
 from rebalance_codemods.listener_facts import (
@@ -56,8 +57,8 @@ def plan_subscribe(
             f"migrate it by hand",
         )
         return
-    elif len(facts.clients) == 1:
-        client = facts.clients[0]  # a listener from elsewhere: the runtime takes legacy ones too
+    elif (resolved := _client_by_imports(call, creation, facts)) is not None:
+        client = resolved  # a listener from elsewhere: the runtime takes legacy ones too
     else:
         plan.refuse(meta.line(call), "cannot tell which Kafka client this subscribe() belongs to")
         return
@@ -72,7 +73,12 @@ def plan_subscribe(
     assert isinstance(line, cst.SimpleStatementLine)
     scope = meta.scope(facts.module)
     setter = guard_name(
-        scope, facts.index.names, client.guard_module, "set_rebalance_listener", site
+        scope,
+        facts.index.names,
+        facts.index.claimed,
+        client.guard_module,
+        "set_rebalance_listener",
+        site,
     )
     site.edit(line, lambda node: _split_subscribe(node, setter))
     site.sites += 1
@@ -84,6 +90,29 @@ def plan_subscribe(
         family_sites.setdefault(cls, []).append((meta.line(call), site))
     else:
         plan.merge(site)
+
+
+def _client_by_imports(
+    call: cst.Call, creation: cst.Call | None, facts: FileFacts
+) -> Client | None:
+    """The client, from the imports: the only one imported, the listener's base class, or the
+    class the consumer was created from (``c = aiokafka.AIOKafkaConsumer(...)``)."""
+    if len(facts.clients) == 1:
+        return facts.clients[0]
+    by_lint_name = {client.lint_name: client for client in facts.clients}
+    names: set[str] = set()
+    if creation is not None:
+        for name in facts.meta.qualnames(creation.func):
+            found = client_listener_base(name)
+            if found is not None and found[0] in by_lint_name:
+                return by_lint_name[found[0]]
+    assert isinstance(call.func, cst.Attribute)
+    receiver = call.func.value
+    made = creation_of(receiver, facts) if isinstance(receiver, cst.Name) else None
+    if made is not None:
+        names = facts.meta.qualnames(made.func)
+    matches = {c for c in facts.clients for n in names if n.startswith(f"{c.package}.")}
+    return matches.pop() if len(matches) == 1 else None
 
 
 def _why_not_splittable(

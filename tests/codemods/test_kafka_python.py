@@ -241,3 +241,36 @@ class TestKafkaPythonCommandOnly(CodemodTest):
             consumer.subscribe(["a"], listener=make())
         """
         self.assertCodemod(code, code, expected_warnings=[])
+
+
+class TestTwoClientsInOneFile(CodemodTest):
+    TRANSFORM = MigrateRebalanceListeners
+
+    def test_each_client_gets_its_own_set_rebalance_listener(self) -> None:
+        before = """
+            import kafka
+            from aiokafka import AIOKafkaConsumer
+            from aiokafka.abc import ConsumerRebalanceListener
+
+            consumer = kafka.KafkaConsumer(group_id="g")
+            consumer.subscribe(["t"], listener=kafka.ConsumerRebalanceListener())
+
+            aio = AIOKafkaConsumer(group_id="g")
+            aio.subscribe(["t"], listener=ConsumerRebalanceListener())
+        """
+        after = """
+            import kafka
+            from aiokafka import AIOKafkaConsumer
+            from aiokafka.abc import ConsumerRebalanceListener
+            from rebalance_guard.aiokafka import set_rebalance_listener as guard_set_rebalance_listener
+            from rebalance_guard.kafka_python import set_rebalance_listener
+
+            consumer = kafka.KafkaConsumer(group_id="g")
+            set_rebalance_listener(consumer, kafka.ConsumerRebalanceListener())
+            consumer.subscribe(["t"])
+
+            aio = AIOKafkaConsumer(group_id="g")
+            guard_set_rebalance_listener(aio, ConsumerRebalanceListener())
+            aio.subscribe(["t"])
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
