@@ -4,10 +4,13 @@ left alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rebalance_codemods.api import migrate_source
 from rebalance_lint import check_source
 
+from tests.codemods.examples import ROOT
 from tests.codemods.test_properties import SOURCES
 
 MIGRATION_CODES = {"KRB201", "KRB202", "KRB203"}
@@ -27,3 +30,19 @@ def test_krb2xx_left_only_where_a_manual_site_is_reported(source: str) -> None:
         assert result.manual, f"KRB2xx still fires {after} but nothing was reported as manual"
     if before and not result.manual:
         assert result.new_source is not None and not after
+
+
+LINT_FIXTURES = sorted((ROOT / "tests" / "lint" / "fixtures").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", LINT_FIXTURES, ids=lambda p: p.name)
+def test_lint_fixtures_migrate_consistently(path: Path) -> None:
+    """The lint rules' own real-world shapes: a status, the agreement above, idempotence."""
+    source = path.read_bytes()
+    result = migrate_source(source, path.name)
+    assert result.status == "ok", result.reason
+    after = _migration_findings(result.new_source or source)
+    if after:
+        assert result.manual, f"KRB2xx still fires {after} but nothing was reported as manual"
+    if result.new_source is not None:
+        assert migrate_source(result.new_source, path.name).new_source is None
