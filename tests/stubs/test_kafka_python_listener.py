@@ -99,7 +99,7 @@ def test_each_callback_gets_a_fresh_view_that_expires(broker: Broker) -> None:
     assert revoked_view is not assigned_view
     assert listener.inside[1] == partitions_of(topic, 2)  # the view worked inside the callback
     # kafka-python 3 calls listeners on its IO thread; the guard moves them to a worker.
-    assert thread.startswith("rebalance-guard-") if KP3 else thread == "MainThread"
+    assert thread.startswith("rebalance-guard-") if KP3 else thread == "poller"
     with pytest.raises(RebalanceViewExpiredError) as info:
         assigned_view.assignment()
     assert "assignment() called on the rebalance view after " in str(info.value)
@@ -189,9 +189,9 @@ def test_legacy_listener_is_registered_unchanged(broker: Broker) -> None:
         ("revoked", frozenset()),
         ("assigned", frozenset(partitions_of(topic, 2))),
     ]
-    # Unchanged means the client's own threading too: kafka-python 3's IO thread, 2's poller.
+    # Unchanged includes the client's threading: kafka-python 3's IO thread, 2's polling thread.
     threads = {thread for _, _, thread in calls}
-    assert all(t.startswith("kafka-io-") for t in threads) if KP3 else threads == {"MainThread"}
+    assert all(t.startswith("kafka-io-") for t in threads) if KP3 else threads == {"poller"}
 
 
 def test_one_arg_methods_on_a_new_style_listener_get_no_view(broker: Broker) -> None:
