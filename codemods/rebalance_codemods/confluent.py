@@ -7,7 +7,11 @@ confluent's C consumer takes callbacks only in ``subscribe()``, so
 bodies still means the same), with the consumer parameter now the view. In
 ``on_partitions_assigned`` a final ``consumer.assign(partitions)`` becomes a seek per
 partition (the adapter assigns with the sought offsets); a final ``unassign()`` in a
-revocation callback is dropped (the adapter unassigns). Anything else is refused.
+revocation callback is dropped (the adapter unassigns); "final" means nothing else in the
+callback can run after it (last statement, possibly inside trailing ``if``/``with``).
+``on_lost=on_revoke`` needs no method: ``on_partitions_lost`` defaults to the revoke one.
+A bare ``commit()`` becomes synchronous, since the view's ``commit()`` is (the fix for
+KRB103). Anything else is refused.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ def plan_confluent(module: cst.Module, meta: Meta, index: Index) -> Plan:
     taken = set(index.names)
     for call in index.method_calls.get("subscribe", []):
         positions = [find_arg(call.args, kw, i + 1) for i, kw in enumerate(CONFLUENT_CALLBACKS)]
-        if all(p is None for p in positions):
-            continue
+        if all(p is None or _is_none(call.args[p].value) for p in positions):
+            continue  # no callback to move
         site = Plan()
         reason = _plan_site(call, positions, module, meta, taken, index.claimed, site)
         if reason is None:
@@ -49,6 +53,10 @@ def plan_confluent(module: cst.Module, meta: Meta, index: Index) -> Plan:
         else:
             plan.refuse(meta.line(call), reason)
     return plan
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _plan_site(
@@ -74,15 +82,23 @@ def _plan_site(
         if position is None:
             continue
         value = call.args[position].value
-        if isinstance(value, cst.Name) and value.value == "None":
+        if _is_none(value):
             continue  # no callback: confluent's default, as without the argument
         function = meta.binding(value) if isinstance(value, cst.Name) else None
         if not isinstance(function, cst.FunctionDef):
             return f"{keyword}= is not a function defined in this file (lambda, method, partial)"
-        refs = meta.references(function, function.name.value)
-        if refs is None or len(refs) != 1:
-            return f"{function.name.value} is used elsewhere too; a listener method cannot be"
+        if keyword == "on_lost" and any(
+            cb.keyword == "on_revoke" and cb.function is function for cb in callbacks
+        ):
+            continue  # on_lost=on_revoke is what on_partitions_lost does by default
         callbacks.append(_Callback(keyword, function))
+    for callback in callbacks:
+        function = callback.function
+        refs = meta.references(function, function.name.value)
+        here = [r for r in refs or () if meta.parent(meta.parent(r) or r) is call]
+        if refs is None or len(refs) != len(here):
+            return f"{function.name.value} is used elsewhere too; a listener method cannot be"
+
     block = meta.parent(callbacks[0].function)
     if any(meta.parent(cb.function) is not block for cb in callbacks):
         return "the callbacks are defined in different blocks"
@@ -132,8 +148,6 @@ def _plan_callback(callback: _Callback, meta: Meta, plan: Plan) -> str | None:
     part_refs = meta.references(partitions.name, partitions.name.value)
     if refs is None or part_refs is None:
         return f"{label} rebinds its consumer or partitions parameter"
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    last = body[-1] if body else None
     for ref in refs:
         method = meta.parent(ref)
         call = meta.parent(method) if method is not None else None
@@ -147,7 +161,7 @@ def _plan_callback(callback: _Callback, meta: Meta, plan: Plan) -> str | None:
             return f"{label} uses the consumer other than to call a method (line {line})"
         name = method.attr.value
         if name in _ASSIGNS | _UNASSIGNS:
-            reason = _plan_final(callback, call, name, partitions.name.value, last, plan)
+            reason = _plan_final(callback, call, name, partitions.name.value, meta, plan)
             if reason is not None:
                 return f"{reason} (line {line})"
         elif name not in CONFLUENT.view_methods:
@@ -160,22 +174,47 @@ def _plan_callback(callback: _Callback, meta: Meta, plan: Plan) -> str | None:
     return None
 
 
+def _tail_statement(
+    call: cst.Call, fn: cst.FunctionDef, meta: Meta
+) -> tuple[cst.SimpleStatementLine, cst.IndentedBlock] | None:
+    """The statement ``call`` forms, and its block, if nothing in ``fn`` can run after it:
+    last in its block, inside nothing but ``if``/``elif``/``else``/``with`` that are last too."""
+    expr = meta.parent(call)
+    line = meta.parent(expr) if isinstance(expr, cst.Expr) else None
+    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+        return None
+    node: cst.CSTNode = line
+    while True:
+        block = meta.parent(node)
+        if not (isinstance(block, cst.IndentedBlock) and block.body and block.body[-1] is node):
+            return None
+        owner = meta.parent(block)
+        if owner is fn:
+            inner = meta.parent(line)
+            assert isinstance(inner, cst.IndentedBlock)
+            return line, inner
+        if isinstance(owner, cst.Else):
+            owner = meta.parent(owner)
+        while isinstance(owner, cst.If) and isinstance(meta.parent(owner), cst.If):
+            owner = meta.parent(owner)  # an elif: climb to the first if of the chain
+        if not isinstance(owner, cst.If | cst.With):
+            return None
+        node = owner
+
+
 def _plan_final(
     callback: _Callback,
     call: cst.Call,
     name: str,
     partitions: str,
-    last: cst.BaseStatement | cst.BaseSmallStatement | None,
+    meta: Meta,
     plan: Plan,
 ) -> str | None:
-    """A last-statement ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation."""
-    if not (
-        isinstance(last, cst.SimpleStatementLine)
-        and len(last.body) == 1
-        and isinstance(last.body[0], cst.Expr)
-        and last.body[0].value is call
-    ):
-        return f"consumer.{name}() is not the last statement of {callback.function.name.value}"
+    """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation."""
+    tail = _tail_statement(call, callback.function, meta)
+    if tail is None:
+        return f"consumer.{name}() is not the last thing {callback.function.name.value} does"
+    last, block = tail
     arg_ok = (
         len(call.args) == 1
         and call.args[0].keyword is None
@@ -192,8 +231,7 @@ def _plan_final(
         return f"consumer.{name}() does not release exactly the callback's partitions"
     if name == "unassign" and call.args:
         return "consumer.unassign() with arguments"
-    fn = callback.function
-    plan.edit(fn.body, lambda node: drop_statement(node, last))  # type: ignore[arg-type]
+    plan.edit(block, lambda node: drop_statement(node, last))  # type: ignore[arg-type]
     return None
 
 

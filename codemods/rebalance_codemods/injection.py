@@ -83,7 +83,7 @@ def plan_injection(
     plan.edit(init.params, lambda node: drop_param(node, position + 1))  # type: ignore[arg-type]
     if param.annotation is not None:
         plan.unused_import_nodes.append(param.annotation)
-    plan.edit(init.body, lambda node, stmt=attr[1]: drop_statement(node, stmt))  # type: ignore[misc]
+    plan.edit(init.body, lambda node, stmt=attr[1]: drop_statement(node, stmt, fill=False))  # type: ignore[misc]
     plan.edit(init, _drop_if_empty)
     for creation in creations:
         plan.edit(creation, lambda node, n=param.name.value, p=position: _drop_call_arg(node, n, p))  # type: ignore[misc]

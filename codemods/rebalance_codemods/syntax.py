@@ -115,11 +115,14 @@ def comment_lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
     return lines
 
 
-def drop_statement(block: cst.IndentedBlock, doomed: cst.BaseStatement) -> cst.IndentedBlock:
+def drop_statement(
+    block: cst.IndentedBlock, doomed: cst.BaseStatement, fill: bool = True
+) -> cst.IndentedBlock:
     """``block`` without the statement equal to ``doomed``; its comments move to what follows.
 
-    Comments are the author's; deleting a statement is no reason to delete them. When the
-    block would be left empty it gets a ``pass`` carrying them.
+    Comments are the author's; deleting a statement is no reason to delete them. A block left
+    empty gets a ``pass`` (carrying them), unless ``fill`` is off and there are none: then the
+    caller removes the empty block's owner.
     """
     body: list[cst.BaseStatement] = []
     carry: list[cst.EmptyLine] = []
@@ -133,7 +136,7 @@ def drop_statement(block: cst.IndentedBlock, doomed: cst.BaseStatement) -> cst.I
             stmt = stmt.with_changes(leading_lines=[*carry, *stmt.leading_lines])
             carry = []
         body.append(stmt)
-    if carry and not body:
+    if not body and (carry or fill):  # a block must hold a statement
         body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
     elif carry:
         return block.with_changes(body=body, footer=[*carry, *block.footer])

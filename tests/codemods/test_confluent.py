@@ -107,6 +107,62 @@ class TestConfluent(CodemodTest):
         self.assertCodemod(before, after, expected_warnings=[])
 
 
+class TestConfluentTailPosition(CodemodTest):
+    TRANSFORM = MigrateRebalanceListeners
+
+    def test_conditional_final_assign_and_revoke_reused_for_lost(self) -> None:
+        before = """
+            from confluent_kafka import OFFSET_BEGINNING, Consumer
+
+            REPLAY = False
+
+
+            def on_assign(consumer, partitions):
+                if REPLAY:
+                    for p in partitions:
+                        p.offset = OFFSET_BEGINNING
+                    consumer.assign(partitions)
+
+
+            def on_revoke(consumer, partitions):
+                consumer.commit()
+                if partitions:
+                    consumer.unassign()  # hand them back
+
+
+            def main() -> None:
+                consumer = Consumer({"group.id": "g"})
+                consumer.subscribe(["clicks"], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
+        """
+        after = """
+            from confluent_kafka import OFFSET_BEGINNING, Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+            REPLAY = False
+
+
+            class RebalanceCallbacks(RebalanceListener):
+                def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
+                    if REPLAY:
+                        for p in partitions:
+                            p.offset = OFFSET_BEGINNING
+                        for partition in partitions:
+                            consumer.seek(partition)
+
+                def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):
+                    consumer.commit()
+                    if partitions:
+                        # hand them back
+                        pass
+
+
+            def main() -> None:
+                consumer = Consumer({"group.id": "g"})
+                subscribe(consumer, ["clicks"], RebalanceCallbacks())
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+
 class TestConfluentCommandOnly(CodemodTest):
     TRANSFORM = MigrateConfluent
 

@@ -122,7 +122,8 @@ CASES = [
         def on_revoke(consumer, partitions):
             consumer.commit(asynchronous=False)
         c = Consumer({})
-        c.subscribe(["a"], on_revoke=on_revoke, on_lost=on_revoke)
+        c.subscribe(["a"], on_revoke=on_revoke)
+        keep(on_revoke)
         """), 8, "on_revoke is used elsewhere too"),
     ("cf-assign-subset", cf("""
         def on_assign(consumer, partitions):
@@ -136,7 +137,7 @@ CASES = [
             print(consumer.position(partitions))
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 9, "consumer.assign() is not the last statement of on_assign (line 6)"),
+        """), 9, "consumer.assign() is not the last thing on_assign does (line 6)"),
     ("cf-assign-in-revoke", cf("""
         def on_revoke(consumer, partitions):
             consumer.assign(partitions)
