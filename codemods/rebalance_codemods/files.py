@@ -1,4 +1,4 @@
-"""Finding Python files and replacing them atomically.
+"""Replacing files atomically.
 
 A migration run may be killed at any moment (Ctrl-C, OOM killer, CI timeout); every file
 must then be either the old or the new version, never a truncated mix. So a new version is
@@ -11,24 +11,10 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 TEMP_SUFFIX = ".rebalance-guard.tmp"
 _SKIP_DIRS = {"__pycache__", "node_modules"}
-
-
-def python_files(paths: list[Path]) -> Iterator[Path]:
-    """``.py`` files named or found under ``paths`` (hidden and cache directories skipped)."""
-    for path in paths:
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        yield Path(root, name)
-        else:
-            yield path
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Literal
 
 from rebalance_lint.api import mentions_kafka
+from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, migrate_source
 from rebalance_codemods.engine import migrate_bytes
-from rebalance_codemods.files import python_files, write_atomic
+from rebalance_codemods.files import write_atomic
 
 Mode = Literal["write", "diff", "check"]
 
@@ -47,10 +48,9 @@ class Outcome:
 
 def migrate_file(path: str, mode: Mode) -> Outcome:
     """Read, migrate and (in write mode) atomically replace one file."""
-    try:
-        source = Path(path).read_bytes()
-    except OSError as exc:
-        return Outcome(path, error=f"cannot read: {exc.strerror or exc}")
+    source = read_source(path)
+    if isinstance(source, Unreadable):
+        return Outcome(path, error=f"cannot read: {source.status}: {source.reason}")
     if mode == "check":  # planning tells whether a file would change; skip the rewrite
         result = migrate_bytes(source, path, plan_only=True)
     else:
@@ -94,12 +94,8 @@ def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
         return
     candidates: list[str] = []
     for path in paths:
-        try:
-            source = Path(path).read_bytes()
-        except OSError:
-            candidates.append(path)  # the worker reports the error
-            continue
-        if mentions_kafka(source):
+        source = read_source(path)
+        if isinstance(source, Unreadable) or mentions_kafka(source):  # workers report errors
             candidates.append(path)
         else:
             yield Outcome(path, skipped=True)
@@ -138,7 +134,7 @@ def run(argv: Sequence[str]) -> int:
     if missing:
         parser.error(f"no such file or directory: {', '.join(missing)}")
     mode: Mode = "diff" if args.diff else "check" if args.check else "write"
-    paths = [str(p) for p in python_files(args.paths)]
+    paths = [str(p) for given in args.paths for p in iter_python_files(given)]
     changed = errors = skipped = manual = 0
     for outcome in _outcomes(paths, mode, args.jobs):
         for site in outcome.manual:

@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from rebalance_lint.api import FileReport, check_source
-
-#: Directories never searched (VCS metadata, caches, virtualenvs), as flake8 does.
-EXCLUDED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".eggs", ".venv", "venv",
-     ".mypy_cache", ".ruff_cache", ".pytest_cache", "node_modules"}
-)  # fmt: skip
+from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,34 +52,10 @@ def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> boo
     return chosen > dropped
 
 
-def iter_python_files(path: Path) -> Iterator[Path]:
-    """``path`` itself if a file; else its ``*.py`` files, symlinks kept inside the tree."""
-    if not path.is_dir():
-        yield path
-        return
-    root = path.resolve()
-    seen: set[Path] = set()
-    for directory, dirnames, filenames in os.walk(path, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
-            candidate = Path(directory, name)
-            real = candidate.resolve()
-            if candidate.is_symlink() and not real.is_relative_to(root):
-                continue  # a link out of the tree being checked
-            if real not in seen:
-                seen.add(real)
-                yield candidate
-
-
-def check_path(path: Path) -> FileReport | str:
+def check_path(path: Path) -> FileReport | Unreadable:
     """The report for one file, or why it could not be read."""
-    try:
-        source = path.read_bytes()
-    except OSError as exc:
-        return exc.strerror or type(exc).__name__
-    return check_source(source, str(path))
+    source = read_source(path)
+    return source if isinstance(source, Unreadable) else check_source(source, str(path))
 
 
 def run(argv: Sequence[str]) -> int:
@@ -106,8 +76,10 @@ def run(argv: Sequence[str]) -> int:
         for path in iter_python_files(root):
             report = check_path(path)
             checked += 1
-            if isinstance(report, str):
-                results.append({"path": str(path), "status": "unreadable", "reason": report})
+            if isinstance(report, Unreadable):
+                results.append(
+                    {"path": str(path), "status": report.status, "reason": report.reason}
+                )
                 problems += 1
                 continue
             report = replace(

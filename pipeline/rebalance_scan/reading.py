@@ -11,6 +11,9 @@ import stat
 from dataclasses import dataclass
 
 from rebalance_lint.api import MAX_SOURCE_BYTES
+from rebalance_lint.reading import Unreadable, check_content, read_source
+
+__all__ = ["DEFAULT_MAX_BYTES", "ScanOptions", "Unreadable", "check_content", "read_repo_file"]
 
 DEFAULT_MAX_BYTES = MAX_SOURCE_BYTES  # where check_source itself stops parsing
 
@@ -23,27 +26,8 @@ class ScanOptions:
     dry_run: bool = True  # False: rules only, no migration dry-run (faster, no readiness)
 
 
-@dataclass(frozen=True)
-class Unreadable:
-    """Why a file never reached the rules (``status`` is a file-status value)."""
-
-    status: str
-    reason: str
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def check_content(content: bytes | None, max_bytes: int) -> Unreadable | None:
-    """Reject content that is missing, too large, or binary before any parsing."""
-    if content is None:
-        return Unreadable("unreadable", "no content (null)")
-    if len(content) > max_bytes:
-        return Unreadable("too_large", f"{len(content)} bytes exceeds the limit of {max_bytes}")
-    if b"\x00" in content:
-        return Unreadable("binary", "contains NUL bytes: not Python source")
-    return None
 
 
 def _symlink_outcome(full: str, root: str) -> Unreadable:
@@ -74,12 +58,6 @@ def read_repo_file(root: str, rel_path: str, max_bytes: int) -> bytes | Unreadab
             return Unreadable("not_regular", "a directory")
         if not stat.S_ISREG(info.st_mode):
             return Unreadable("not_regular", "not a regular file")
-        if info.st_size > max_bytes:
-            return Unreadable("too_large", f"{info.st_size} bytes exceeds the limit of {max_bytes}")
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            content = handle.read(max_bytes + 1)
     except OSError as error:
         return Unreadable("unreadable", f"{type(error).__name__}: {error.strerror or error}")
-    problem = check_content(content, max_bytes)
-    return problem if problem is not None else content
+    return read_source(full, max_bytes, follow_symlinks=False)

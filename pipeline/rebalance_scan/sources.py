@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from rebalance_lint.check_command import EXCLUDED_DIRS
+from rebalance_lint.reading import EXCLUDED_DIRS
 
 DATASET_SUFFIXES = (".parquet", ".json", ".jsonl", ".ndjson")
 SKIPPED_DIRS = EXCLUDED_DIRS  # the same directories `rebalance-guard check` never searches

@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Timeouts tansu needs (it holds a join until the rebalance timeout): see DESIGN.md.
-GROUP_TIMEOUTS = {"max_poll_interval_ms": 10_000, "session_timeout_ms": 6_000, "heartbeat_interval_ms": 1_000}
+GROUP_TIMEOUTS = {
+    "max_poll_interval_ms": 10_000,
+    "session_timeout_ms": 6_000,
+    "heartbeat_interval_ms": 1_000,
+}
 CONFLUENT_GROUP_TIMEOUTS = {
     "max.poll.interval.ms": 10_000,
     "session.timeout.ms": 6_000,
@@ -64,7 +68,8 @@ class Broker:
                 check=True, capture_output=True, timeout=30,
             )  # fmt: skip
         else:
-            from confluent_kafka.admin import AdminClient, NewTopic
+            from confluent_kafka.admin import AdminClient
+            from confluent_kafka.cimpl import NewTopic
 
             admin = AdminClient({"bootstrap.servers": self.bootstrap})
             futures = admin.create_topics([NewTopic(topic, partitions, 1)])

@@ -14,7 +14,11 @@ import pytest
 
 FORBIDDEN = ("libcst", "pyspark", "pyarrow", "pandas", "flake8", "rebalance_lint",
              "rebalance_codemods", "rebalance_scan")  # fmt: skip
-CLIENT_PACKAGES = {"kafka": "kafka_python", "aiokafka": "aiokafka", "confluent_kafka": "confluent_kafka"}
+CLIENT_PACKAGES = {
+    "kafka": "kafka_python",
+    "aiokafka": "aiokafka",
+    "confluent_kafka": "confluent_kafka",
+}
 
 
 def _modules_after_import(module: str) -> set[str]:

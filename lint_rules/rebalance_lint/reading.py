@@ -1,0 +1,94 @@
+"""Finding and reading Python files safely, shared by ``check``, ``migrate`` and the scan.
+
+Bad input is an :class:`Unreadable` outcome with a one-line reason, never an exception
+or a hang: FIFOs and devices named ``.py`` are refused without blocking, huge files are
+refused before they are read whole, and directory walks never follow symlinks out of the
+tree being processed (``migrate`` must never rewrite a file outside it).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rebalance_lint.api import MAX_SOURCE_BYTES
+
+#: Directories never searched (VCS metadata, caches, virtualenvs), as flake8 does.
+EXCLUDED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".eggs", ".venv", "venv",
+     ".mypy_cache", ".ruff_cache", ".pytest_cache", "node_modules"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a file never reached the rules (``status`` is a file-status value)."""
+
+    status: str
+    reason: str
+
+
+def check_content(content: bytes | None, max_bytes: int = MAX_SOURCE_BYTES) -> Unreadable | None:
+    """Reject content that is missing, too large, or binary before any parsing."""
+    if content is None:
+        return Unreadable("unreadable", "no content (null)")
+    if len(content) > max_bytes:
+        return Unreadable("too_large", f"{len(content)} bytes exceeds the limit of {max_bytes}")
+    if b"\x00" in content:
+        return Unreadable("binary", "contains NUL bytes: not Python source")
+    return None
+
+
+def read_source(
+    path: str | os.PathLike[str], max_bytes: int = MAX_SOURCE_BYTES, *, follow_symlinks: bool = True
+) -> bytes | Unreadable:
+    """The bytes of a regular file, or why not; never blocks on a FIFO, never reads a huge file."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        return Unreadable("unreadable", f"{type(error).__name__}: {error.strerror or error}")
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return Unreadable("not_regular", "a directory")
+        if not stat.S_ISREG(info.st_mode):
+            return Unreadable("not_regular", "not a regular file (FIFO, socket or device)")
+        if info.st_size > max_bytes:
+            return Unreadable("too_large", f"{info.st_size} bytes exceeds the limit of {max_bytes}")
+        chunks = []
+        remaining = max_bytes + 1
+        while remaining > 0 and (chunk := os.read(fd, remaining)):
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        content = b"".join(chunks)
+    except OSError as error:
+        return Unreadable("unreadable", f"{type(error).__name__}: {error.strerror or error}")
+    finally:
+        os.close(fd)
+    problem = check_content(content, max_bytes)
+    return problem if problem is not None else content
+
+
+def iter_python_files(path: Path) -> Iterator[Path]:
+    """``path`` itself if not a directory, else its ``*.py`` files (no symlinks out of it)."""
+    if not path.is_dir():
+        yield path
+        return
+    root = path.resolve()
+    seen: set[Path] = set()
+    for directory, dirnames, filenames in os.walk(path, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            candidate = Path(directory, name)
+            real = candidate.resolve()
+            if candidate.is_symlink() and not real.is_relative_to(root):
+                continue  # a link out of the tree being processed
+            if real not in seen:
+                seen.add(real)
+                yield candidate
