@@ -97,7 +97,10 @@ def _plan_site(
         refs = meta.references(function, function.name.value)
         here = [r for r in refs or () if meta.parent(meta.parent(r) or r) is call]
         if refs is None or len(refs) != len(here):
-            return f"{function.name.value} is used elsewhere too; a listener method cannot be"
+            return (
+                f"{function.name.value} is used elsewhere too; moving it into a listener class"
+                " would break those uses"
+            )
 
     block = meta.parent(callbacks[0].function)
     if any(meta.parent(cb.function) is not block for cb in callbacks):
