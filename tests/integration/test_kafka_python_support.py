@@ -200,13 +200,15 @@ class Fleet:
             raise self.crashes[0]
 
     def balanced(self, partitions: int) -> bool:
-        """Every member owns something, nothing is owned twice, everything is owned."""
+        """Everything is owned once, in even shares (cooperative-sticky may need more rounds)."""
         try:
             owned = [m.consumer.assignment() for m in self.members]
         except RuntimeError:  # read while the poller thread swaps the assignment
             return False
         flat = [tp for tps in owned for tp in tps]
-        return all(owned) and len(flat) == len(set(flat)) == partitions
+        sizes = [len(tps) for tps in owned]
+        even = bool(sizes) and max(sizes) - min(sizes) <= 1 and min(sizes) > 0
+        return even and len(flat) == len(set(flat)) == partitions
 
 
 @contextmanager
