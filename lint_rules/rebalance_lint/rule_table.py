@@ -295,7 +295,8 @@ class Listener(ConsumerRebalanceListener):
             "With the eager protocol every rebalance revokes and reassigns all partitions, and "
             "the reassigned partitions start unpaused. Back-pressure built on `pause()` then "
             "silently stops working after the first rebalance unless the assigned callback "
-            "pauses again."
+            "pauses again. This holds for kafka-python and aiokafka; librdkafka (confluent-kafka) "
+            "keeps a partition's pause flag across rebalances, so confluent consumers are exempt."
         ),
         fix=(
             "Remember what you paused and pause it again in `on_partitions_assigned` (or "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from rebalance_lint.analysis.clients import client_listener_base
+from rebalance_lint.analysis.clients import Client, client_listener_base
 from rebalance_lint.analysis.collect import (
     Facts,
     FunctionNode,
@@ -54,13 +54,12 @@ def analyse(tree: ast.Module, text: str) -> Analysis:
     unresolved = [reg for reg in registrations if not builder.register(reg)]
     builder.finish()
 
-    def is_consumer(call: MethodCall) -> bool:
+    def consumer_of(call: MethodCall) -> tuple[bool, Client | None]:
         classes = hierarchy.ancestry(call.scope.cls) if call.scope.cls is not None else []
         func = call.call.func
-        return (
-            isinstance(func, ast.Attribute)
-            and consumers.client_of(func.value, call.scope, classes)[0]
-        )
+        if not isinstance(func, ast.Attribute):
+            return False, None
+        return consumers.client_of(func.value, call.scope, classes)
 
     return Analysis(
         text=text,
@@ -72,7 +71,7 @@ def analyse(tree: ast.Module, text: str) -> Analysis:
         subscribes=subscribes,
         injected=builder.injected(),
         unresolved=unresolved,
-        is_consumer=is_consumer,
+        consumer_of=consumer_of,
     )
 
 

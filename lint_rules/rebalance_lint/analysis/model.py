@@ -163,4 +163,5 @@ class Analysis:
     subscribes: list[MethodCall]
     injected: list[tuple[ListenerClass, ast.arg]]
     unresolved: list[Registration]  # sites whose listener or callbacks are not in this file
-    is_consumer: Callable[[MethodCall], bool]  # is the receiver a known Kafka consumer?
+    #: (is the receiver a known Kafka consumer?, its client if known)
+    consumer_of: Callable[[MethodCall], tuple[bool, Client | None]]

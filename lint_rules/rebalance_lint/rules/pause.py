@@ -11,6 +11,9 @@ from rebalance_lint.rules.registry import Hit, per_file
 
 #: Protocols that keep pause state across rebalances for retained partitions.
 _INCREMENTAL_MARKERS = ("ooperative", "group.protocol", "group_protocol")
+#: librdkafka keeps a partition's pause flag across unassign/assign and eager rebalances
+#: (reproduced against the test broker with confluent-kafka 2.16), so its pauses survive.
+_KEEPS_PAUSE = frozenset({"confluent"})
 
 
 def _same_consumer(a: MethodCall | Registration, b: MethodCall) -> bool:
@@ -44,7 +47,8 @@ def pause_without_repause(analysis: Analysis) -> Iterator[Hit]:
     for pause in analysis.pauses:
         if not any(_same_consumer(s, pause) for s in analysis.subscribes):
             continue
-        if not analysis.is_consumer(pause) or _in_callback(pause, analysis):
+        known, client = analysis.consumer_of(pause)
+        if not known or client in _KEEPS_PAUSE or _in_callback(pause, analysis):
             continue
         sites = [r for r in analysis.registrations if _same_consumer(r, pause)]
         if any(_same_consumer(r, pause) for r in analysis.unresolved):
