@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from rebalance_guard._view import OMITTED
+
 Client = Literal["kafka_python", "aiokafka", "confluent"]
 
 #: rebalance_guard module per client (DESIGN.md: one module per client).
@@ -34,14 +36,9 @@ _CONSUMER_CLASSES: dict[Client, frozenset[str]] = {
 }
 _GUARD_BY_MODULE: dict[str, Client] = {module: client for client, module in GUARD_MODULE.items()}
 
-#: Consumer methods KIP-1306 leaves off the view (DESIGN.md "Omitted"); KRB101.
-FORBIDDEN = frozenset(
-    {
-        "poll", "consume", "getone", "getmany", "close", "stop", "start", "subscribe",
-        "unsubscribe", "assign", "unassign", "incremental_assign", "incremental_unassign",
-        "wakeup", "enforce_rebalance",
-    }
-)  # fmt: skip
+#: Consumer methods KIP-1306 leaves off the view (DESIGN.md "Omitted"); KRB101. The runtime
+#: views refuse the same set, so it is defined once, in rebalance_guard (stdlib-only import).
+FORBIDDEN = frozenset(name for name in OMITTED if not name.startswith("__"))
 #: kafka-python calls that block on the IO thread (``net.run``); KRB105.
 KAFKA_PYTHON_BLOCKING = frozenset(
     {"commit", "committed", "position", "offsets_for_times", "beginning_offsets",
