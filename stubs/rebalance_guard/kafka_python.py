@@ -21,6 +21,10 @@ completes, the other callbacks run, and the next ``poll()`` raises
 kafka-python 3 itself does for ``on_partitions_assigned``. Exceptions during ``close()``
 propagate from ``close()``.
 
+Partitions passed to a revoked or lost callback lose their pause afterwards, on both
+majors (kafka-python 3 alone would keep it for partitions an eager rebalance hands back);
+re-pause in ``on_partitions_assigned``, where a pause persists.
+
 The listener is kept on ``consumer._subscription`` (where kafka-python looks for it), so
 it takes effect from the next poll; ``subscribe()`` without ``listener=`` keeps it.
 """
