@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-MESSAGES = 60_000
+MESSAGES = 150_000
 PARTITIONS = 3
-ROUNDS = 7
+ROUNDS = 5
 DISPATCHES = 2_000
 GROUP_TIMEOUTS = {"max_poll_interval_ms": 10_000, "session_timeout_ms": 6_000,
                   "heartbeat_interval_ms": 1_000}  # fmt: skip
@@ -133,6 +133,32 @@ def _dispatch_us(bootstrap: str, topic: str, guarded: bool) -> float:
         consumer.close(autocommit=False)
 
 
+def _poll_wrapper_us(bootstrap: str) -> float:
+    """What the guard adds to every poll(): its coordinator-poll wrapper around a no-op."""
+    from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
+
+    consumer = _consumer(bootstrap, f"bench-{uuid.uuid4().hex[:8]}")
+    try:
+        set_rebalance_listener(consumer, RebalanceListener())
+        state = consumer._rebalance_guard_state
+        real, state._poll = state._poll, lambda *args, **kwargs: True
+        try:
+            calls = 200_000
+            started = time.perf_counter()
+            for _ in range(calls):
+                state.poll(timeout_ms=0)
+            wrapped = time.perf_counter() - started
+            started = time.perf_counter()
+            for _ in range(calls):
+                state._poll(timeout_ms=0)
+            bare = time.perf_counter() - started
+        finally:
+            state._poll = real
+        return (wrapped - bare) / calls * 1e6
+    finally:
+        consumer.close(autocommit=False)
+
+
 def measure(bootstrap: str) -> list[tuple[str, float, str]]:
     """Rows of (name, value, unit) for benchmarks/runtime_overhead.py."""
     import kafka
@@ -152,6 +178,7 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
     ratios = sorted(g / p for g, p in zip(rates[True], rates[False], strict=True))
     plain_us = _dispatch_us(bootstrap, topic, guarded=False)
     guarded_us = _dispatch_us(bootstrap, topic, guarded=True)
+    poll_us = _poll_wrapper_us(bootstrap)
     major = kafka.__version__
     return [
         (f"kafka-python {major}: msgs/s, plain listener", plain_rate, "msg/s"),
@@ -163,6 +190,7 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
         ),
         (f"kafka-python {major}: throughput ratio, lowest round", ratios[0], "x"),
         (f"kafka-python {major}: throughput ratio, highest round", ratios[-1], "x"),
+        (f"kafka-python {major}: poll() overhead of the guard, per call", poll_us, "us"),
         (f"kafka-python {major}: dispatch, plain listener", plain_us, "us"),
         (f"kafka-python {major}: dispatch, guarded listener", guarded_us, "us"),
         (f"kafka-python {major}: dispatch overhead of the guard", guarded_us - plain_us, "us"),
