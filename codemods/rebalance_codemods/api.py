@@ -28,8 +28,14 @@ class MigrationResult:
     skipped: bool = False  # True when the cheap byte check ruled Kafka out before parsing
 
 
-def migrate_source(source: bytes, filename: str = "<unknown>") -> MigrationResult:
-    """Dry-run the migration of one file; never raises for bad input, never writes."""
+def migrate_source(
+    source: bytes, filename: str = "<unknown>", *, plan_only: bool = False
+) -> MigrationResult:
+    """Dry-run the migration of one file; never raises for bad input, never writes.
+
+    ``plan_only`` stops after planning (what ``migrate --check`` and the fleet scan need):
+    no ``new_source``, and ``migrated_sites > 0`` exactly when the file would change.
+    """
     from rebalance_codemods.engine import migrate_bytes  # deferred: the engine imports this module
 
-    return migrate_bytes(source, filename)
+    return migrate_bytes(source, filename, plan_only=plan_only)

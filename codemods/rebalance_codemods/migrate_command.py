@@ -23,7 +23,6 @@ from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, migrate_source
-from rebalance_codemods.engine import migrate_bytes
 from rebalance_codemods.files import write_atomic
 
 Mode = Literal["write", "diff", "check"]
@@ -51,10 +50,8 @@ def migrate_file(path: str, mode: Mode) -> Outcome:
     source = read_source(path)
     if isinstance(source, Unreadable):
         return Outcome(path, error=f"cannot read: {source.status}: {source.reason}")
-    if mode == "check":  # planning tells whether a file would change; skip the rewrite
-        result = migrate_bytes(source, path, plan_only=True)
-    else:
-        result = migrate_source(source, path)
+    # planning tells whether a file would change; --check skips the rewrite
+    result = migrate_source(source, path, plan_only=mode == "check")
     if result.status != "ok":
         return Outcome(path, error=f"{result.status}: {result.reason}")
     new = result.new_source
