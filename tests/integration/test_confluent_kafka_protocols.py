@@ -68,10 +68,13 @@ def test_callbacks_per_protocol(broker: Broker, strategy: str) -> None:
         poll_until([first, second], split, lambda c, m: messages.append(m), what="the split")
         kept, moved = partitions_of(first.assignment()), partitions_of(second.assignment())
         first_events = list(logs[0].events)
-    assert logs[1].events[0] == ("assigned", moved)
     if strategy == "range":
+        assert logs[1].events[0] == ("assigned", moved)
         assert first_events == [("assigned", ALL), ("revoked", ALL), ("assigned", kept)]
     else:
+        # A cooperative rebalance takes two rounds; librdkafka may hand the new member an
+        # empty delta in the first one (seen on a quiet machine), then the moved partitions.
+        assert [(e, p) for e, p in logs[1].events if p][0] == ("assigned", moved)
         # only the delta: the moved partitions are revoked, nothing kept is re-assigned
         non_empty = [(e, p) for e, p in first_events if p]
         assert non_empty == [("assigned", ALL), ("revoked", moved)]
