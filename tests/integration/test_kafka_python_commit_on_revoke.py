@@ -42,6 +42,13 @@ class CommitOnRevoke(RebalanceListener):
         self.processed = processed
         self.next_offsets: dict[TopicPartition, int] = {}
         self.commits = 0
+        self.events: list[tuple[str, list[int]]] = []  # for the failure message
+
+    def _event(self, kind: str, partitions: Any) -> None:
+        self.events.append((kind, sorted(tp.partition for tp in partitions)))
+
+    def on_partitions_assigned(self, partitions: Any, consumer: Any) -> None:
+        self._event("assigned", partitions)
 
     def process(self, _consumer: Any, records: dict[TopicPartition, list[Any]]) -> None:
         for tp, batch in records.items():
@@ -56,12 +63,14 @@ class CommitOnRevoke(RebalanceListener):
         }
 
     def on_partitions_revoked(self, partitions: Any, consumer: Any) -> None:
+        self._event("revoked", partitions)
         offsets = self.offsets(partitions)
         if offsets:
             consumer.commit(offsets)  # a blocking commit, through the view
             self.commits += 1
 
     def on_partitions_lost(self, partitions: Any, consumer: Any) -> None:
+        self._event("lost", partitions)
         self.offsets(partitions)  # owned elsewhere already: committing would fail
 
 
@@ -108,6 +117,7 @@ def test_every_message_processed_once_across_rebalances(broker: Broker, protocol
     assert not group.poll_errors
     assert sum(listener.commits for listener in listeners) >= 3  # the revokes did commit
     duplicates = len(processed) - len(set(processed))
-    assert duplicates == 0, f"{duplicates} messages processed twice"
+    history = [listener.events for listener in listeners]
+    assert duplicates == 0, f"{duplicates} messages processed twice; callbacks: {history}"
     assert sorted(processed) == list(range(sent)), "messages missing"
     assert sent > 1000  # the producer really wrote throughout the rebalances
