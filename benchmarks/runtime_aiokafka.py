@@ -41,7 +41,7 @@ from rebalance_guard.aiokafka import (  # noqa: E402
     set_rebalance_listener,
 )
 
-from tests.integration.test_aiokafka_support import make_consumer, produce  # noqa: E402
+from tests.integration.aiokafka_support import make_consumer, produce  # noqa: E402
 
 MESSAGES = 200_000
 PASSES = 4

@@ -38,7 +38,7 @@ from rebalance_guard.confluent_kafka import (  # noqa: E402
 )
 
 from tests.integration.broker import Broker  # noqa: E402
-from tests.integration.test_confluent_kafka_support import config, poll_until, produce  # noqa: E402
+from tests.integration.confluent_kafka_support import config, poll_until, produce  # noqa: E402
 
 MESSAGES = 200_000
 PARTITIONS = 4

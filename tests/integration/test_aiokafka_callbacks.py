@@ -23,8 +23,7 @@ from rebalance_guard.aiokafka import (
     set_rebalance_listener,
 )
 
-from tests.integration.broker import Broker
-from tests.integration.test_aiokafka_support import (
+from tests.integration.aiokafka_support import (
     Fleet,
     eventually,
     fresh_topic,
@@ -32,6 +31,7 @@ from tests.integration.test_aiokafka_support import (
     produce,
     split_evenly,
 )
+from tests.integration.broker import Broker
 
 Calls = list[tuple[str, frozenset[TopicPartition]]]
 

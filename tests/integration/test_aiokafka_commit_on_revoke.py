@@ -14,8 +14,7 @@ from typing import Any
 from aiokafka.structs import ConsumerRecord, TopicPartition
 from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener
 
-from tests.integration.broker import Broker
-from tests.integration.test_aiokafka_support import (
+from tests.integration.aiokafka_support import (
     Fleet,
     Pump,
     eventually,
@@ -24,6 +23,7 @@ from tests.integration.test_aiokafka_support import (
     produce,
     split_evenly,
 )
+from tests.integration.broker import Broker
 
 PARTITIONS = 3
 

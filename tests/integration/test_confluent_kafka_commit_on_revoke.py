@@ -22,7 +22,7 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker
-from tests.integration.test_confluent_kafka_support import closing, config, number, poll_until
+from tests.integration.confluent_kafka_support import closing, config, number, poll_until
 
 PARTITIONS = 6
 MAX_MESSAGES = 20_000  # a slow rebalance on a busy machine must not leave a huge backlog

@@ -19,7 +19,7 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker
-from tests.integration.test_confluent_kafka_support import (
+from tests.integration.confluent_kafka_support import (
     closing,
     config,
     partitions_of,

@@ -22,7 +22,7 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker
-from tests.integration.test_confluent_kafka_support import closing, config, poll_until, produce
+from tests.integration.confluent_kafka_support import closing, config, poll_until, produce
 
 
 def test_raw_confluent_seek_in_on_assign_fails(broker: Broker) -> None:

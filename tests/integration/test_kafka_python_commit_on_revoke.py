@@ -21,7 +21,7 @@ from kafka.structs import OffsetAndMetadata
 from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
 
 from tests.integration.broker import Broker
-from tests.integration.test_kafka_python_support import (
+from tests.integration.kafka_python_support import (
     COOPERATIVE_REASON,
     KP3,
     BackgroundProducer,

@@ -18,7 +18,7 @@ from rebalance_guard import RebalanceViewExpiredError
 from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
 
 from tests.integration.broker import Broker
-from tests.integration.test_kafka_python_support import fleet, make_consumer
+from tests.integration.kafka_python_support import fleet, make_consumer
 
 pytestmark = pytest.mark.kafka_python
 

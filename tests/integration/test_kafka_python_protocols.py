@@ -15,7 +15,7 @@ import pytest
 from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
 
 from tests.integration.broker import Broker
-from tests.integration.test_kafka_python_support import (
+from tests.integration.kafka_python_support import (
     COOPERATIVE_REASON,
     KP3,
     fleet,

@@ -17,7 +17,7 @@ from kafka import TopicPartition
 from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
 
 from tests.integration.broker import Broker
-from tests.integration.test_kafka_python_support import fleet, make_consumer, produce
+from tests.integration.kafka_python_support import fleet, make_consumer, produce
 
 pytestmark = pytest.mark.kafka_python
 

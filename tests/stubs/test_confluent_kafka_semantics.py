@@ -24,7 +24,7 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker, start_broker
-from tests.integration.test_confluent_kafka_support import (
+from tests.integration.confluent_kafka_support import (
     closing,
     new_consumer,
     number,

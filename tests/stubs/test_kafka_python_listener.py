@@ -27,7 +27,7 @@ from rebalance_guard.kafka_python import (
 )
 
 from tests.integration.broker import Broker, start_broker
-from tests.integration.test_kafka_python_support import (
+from tests.integration.kafka_python_support import (
     KP3,
     Fleet,
     fleet,

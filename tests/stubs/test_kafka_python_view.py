@@ -22,7 +22,7 @@ from rebalance_guard.kafka_python import (
 )
 
 from tests.integration.broker import Broker, start_broker
-from tests.integration.test_kafka_python_support import KP3, make_consumer, produce
+from tests.integration.kafka_python_support import KP3, make_consumer, produce
 
 pytestmark = [pytest.mark.kafka_python, pytest.mark.broker]
 
