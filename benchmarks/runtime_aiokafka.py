@@ -209,12 +209,6 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
 
 
 if __name__ == "__main__":
-    from tests.integration.broker import start_broker
+    from runtime_overhead import main  # one driver: starts the broker, prints the rows
 
-    brokers = start_broker()
-    broker = next(brokers)
-    try:
-        for name, value, unit in measure(broker.bootstrap):
-            print(f"aiokafka  {name:<44} {value:>12.3f}  {unit}", flush=True)
-    finally:
-        next(brokers, None)  # resumes the generator past its yield: stops the broker
+    raise SystemExit(main(["--clients", "aiokafka"]))

@@ -200,11 +200,6 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
 
 
 if __name__ == "__main__":
-    from tests.integration.broker import start_broker
+    from runtime_overhead import main  # one driver: starts the broker, prints the rows
 
-    brokers = start_broker()
-    try:
-        for name, value, unit in measure(next(brokers).bootstrap):
-            print(f"{name:<48} {value:>14.3f}  {unit}", flush=True)
-    finally:
-        next(brokers, None)  # runs start_broker()'s cleanup
+    raise SystemExit(main(["--clients", "confluent_kafka"]))

@@ -23,9 +23,8 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Generator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -197,18 +196,7 @@ def measure(bootstrap: str) -> list[tuple[str, float, str]]:
     ]
 
 
-def main() -> int:
-    from tests.integration.broker import Broker, start_broker
-
-    brokers = cast(Generator[Broker, None, None], start_broker())
-    broker = next(brokers)
-    try:
-        for name, value, unit in measure(broker.bootstrap):
-            print(f"{name:<60} {value:>14.3f}  {unit}", flush=True)
-    finally:
-        brokers.close()
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from runtime_overhead import main  # one driver: starts the broker, prints the rows
+
+    raise SystemExit(main(["--clients", "kafka_python"]))

@@ -5,6 +5,7 @@ rebalance_guard adapter against the same consumer with a plain listener (ratio, 
 and the cost of one guarded callback dispatch in microseconds against a plain call.
 
     python benchmarks/runtime_overhead.py [--clients kafka_python,aiokafka,confluent_kafka]
+    python benchmarks/runtime_<client>.py      # the same, one client
 
 Uses the tansu test broker (or KAFKA_BOOTSTRAP_SERVERS), exactly as the integration tests.
 """
@@ -24,10 +25,10 @@ from tests.integration.broker import start_broker  # noqa: E402
 CLIENTS = ("kafka_python", "aiokafka", "confluent_kafka")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", default=",".join(CLIENTS))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     brokers = start_broker()
     broker = next(brokers)
     try:
