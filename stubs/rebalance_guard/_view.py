@@ -87,9 +87,7 @@ def takes_view(callback: Callable[..., Any]) -> bool:
         params = inspect.signature(callback).parameters.values()
     except (TypeError, ValueError):
         return True
-    positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if any(p.kind is p.VAR_POSITIONAL for p in params):
         return True
     return len(positional) >= 2

@@ -130,17 +130,17 @@ class RebalanceListener:
     """
 
     def on_partitions_assigned(
-        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer, /
     ) -> CallbackResult:
         return None
 
     def on_partitions_revoked(
-        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer, /
     ) -> CallbackResult:
         return None
 
     def on_partitions_lost(
-        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer, /
     ) -> CallbackResult:
         return self.on_partitions_revoked(partitions, consumer)
 

@@ -148,17 +148,17 @@ class RebalanceListener:
     """
 
     def on_partitions_assigned(
-        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         return None
 
     def on_partitions_revoked(
-        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         return None
 
     def on_partitions_lost(
-        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         self.on_partitions_revoked(partitions, consumer)
 

@@ -151,17 +151,17 @@ class RebalanceListener:
     """Base for KIP-1306 listeners: override what you need; lost defaults to revoked."""
 
     def on_partitions_assigned(
-        self, partitions: set[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: set[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         """Partitions now owned: seek to externally stored offsets or re-pause here."""
 
     def on_partitions_revoked(
-        self, partitions: set[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: set[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         """Partitions about to move: commit processed offsets here (synchronously)."""
 
     def on_partitions_lost(
-        self, partitions: set[TopicPartition], consumer: RebalanceConsumer
+        self, partitions: set[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
         """Partitions already owned elsewhere; defaults to :meth:`on_partitions_revoked`."""
         self.on_partitions_revoked(partitions, consumer)
