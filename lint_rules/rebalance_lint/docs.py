@@ -1,7 +1,7 @@
-"""Generate the README rule table and ``docs/rules/KRBnnn.md`` from the rule table.
+"""Generate the README rule table and ``docs/rules/KRBnnn.md`` from the collected rules.
 
 ``python -m rebalance_lint.docs --write`` regenerates; ``--check`` (and the test suite)
-fails when the committed files drift from :data:`rebalance_lint.rule_table.RULES`.
+fails when the committed files drift from the rules in :mod:`rebalance_lint.rules`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rebalance_lint.rule_table import RULES, Rule
+from rebalance_lint.rule_table import RULES
+from rebalance_lint.rules.rule import MIGRATE, Rule
 
 README_START = re.compile(r"<!-- rules:start[^>]*-->\n")
 README_END = "<!-- rules:end -->"
@@ -20,8 +21,9 @@ _FIELD = re.compile(r"\{(\w+)\}")
 
 
 def message_pattern(rule: Rule) -> str:
-    """The message template with its fields shown as ``<field>``."""
-    return _FIELD.sub(r"<\1>", rule.template)
+    """The message template with its fields shown as ``<field>`` (and the fix, if any)."""
+    pattern = _FIELD.sub(r"<\1>", rule.template)
+    return f"{pattern} {MIGRATE}" if rule.has_codemod else pattern
 
 
 def readme_table() -> str:
@@ -32,7 +34,7 @@ def readme_table() -> str:
     ]
     for rule in RULES:
         message = "`" + message_pattern(rule).replace("|", "\\|") + "`"
-        fixable = "yes (`rebalance-guard migrate`)" if rule.fixable else "no"
+        fixable = "yes (`rebalance-guard migrate`)" if rule.has_codemod else "no"
         rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | {message} | {fixable} |")
     return "\n".join(rows) + "\n"
 
@@ -42,22 +44,26 @@ def rule_page(rule: Rule) -> str:
     kind = (
         "migration advice; off by default in flake8 (`--extend-select=KRB2`), reported by "
         "`rebalance-guard check` unless `--select=KRB1`"
-        if rule.code.startswith("KRB2")
+        if rule.is_migration_advice
         else "bug, on by default"
     )
-    fixable = "yes: `rebalance-guard migrate`" if rule.fixable else "no"
+    fixable = "yes: `rebalance-guard migrate`" if rule.has_codemod else "no"
     return (
-        f"<!-- generated from rebalance_lint.rule_table; do not edit by hand -->\n"
+        f"<!-- generated from the rule in rebalance_lint.rules; do not edit by hand -->\n"
         f"# {rule.code}: {rule.name}\n\n"
         f"Kind: {kind}. Fixable: {fixable}.\n\n"
         f"Message:\n\n```text\n{rule.code} {message_pattern(rule)}\n```\n\n"
         f"## Why\n\n{rule.rationale}\n\n"
-        f"## Bad\n\n```python\n{rule.invalid}```\n\n"
-        f"## Good\n\n```python\n{rule.valid}```\n\n"
+        f"## Bad\n\n{_code_blocks(rule.invalid)}"
+        f"## Good\n\n{_code_blocks(rule.valid)}"
         f"## Fix\n\n{rule.fix}\n\n"
         f"Silence one line with `# noqa: {rule.code}` (flake8, `rebalance-guard check` and the "
         f"fleet scan all honour it).\n"
     )
+
+
+def _code_blocks(examples: tuple[str, ...]) -> str:
+    return "".join(f"```python\n{example}```\n\n" for example in examples)
 
 
 def expected_files(root: Path) -> dict[Path, str]:

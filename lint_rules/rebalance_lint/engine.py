@@ -12,9 +12,8 @@ from rebalance_lint.analysis.build import analyse
 from rebalance_lint.analysis.walk import body_nodes
 from rebalance_lint.api import MAX_SOURCE_BYTES, FileReport, Finding, mentions_kafka
 from rebalance_lint.noqa import without_suppressed
-from rebalance_lint.rule_table import BY_CODE
-from rebalance_lint.rules import CALLBACK_RULES, FILE_RULES
-from rebalance_lint.rules.registry import Hit
+from rebalance_lint.rule_table import CALLBACK_CHECKS, FILE_CHECKS
+from rebalance_lint.rules.rule import Hit
 from rebalance_lint.source import Unparsable, load
 
 
@@ -26,21 +25,20 @@ def findings_for_tree(tree: ast.Module, text: str) -> list[Finding]:
     hits: list[Hit] = []
     for callback in analysis.callbacks:
         for node in body_nodes(callback.func):
-            for rule in CALLBACK_RULES.get(type(node), ()):
-                hits.extend(rule(node, callback, analysis))
-    for file_rule in FILE_RULES:
-        hits.extend(file_rule(analysis))
+            for check in CALLBACK_CHECKS.get(type(node), ()):
+                hits.extend(check(node, callback, analysis))
+    for file_check in FILE_CHECKS:
+        hits.extend(file_check(analysis))
     return sorted({_finding(hit) for hit in hits})
 
 
 def _finding(hit: Hit) -> Finding:
-    rule = BY_CODE[hit.code]
     return Finding(
         line=getattr(hit.node, "lineno", 1),
         col=getattr(hit.node, "col_offset", 0),
-        code=rule.code,
-        message=rule.message(**hit.fields),
-        fixable=rule.fixable,
+        code=hit.code,
+        message=hit.rule.message(hit.fixable, **hit.fields),
+        fixable=hit.fixable,
     )
 
 

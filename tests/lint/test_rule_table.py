@@ -1,13 +1,21 @@
-"""The rule table is the single source: messages, examples, README table and rule pages."""
+"""The rules are the single source: messages, examples, README table and rule pages.
+
+Each rule lives with its checks in its family module under ``rebalance_lint.rules``; the
+registry collects them, so these tests cover whatever rules exist.
+"""
 
 from __future__ import annotations
 
+import pkgutil
 from pathlib import Path
+from string import Formatter
 
 import pytest
+import rebalance_lint.rules as rules_package
 from rebalance_lint import check_source
 from rebalance_lint.docs import drift, readme_table, rule_page
-from rebalance_lint.rule_table import MIGRATE, RULES, Rule
+from rebalance_lint.rule_table import CALLBACK_CHECKS, FILE_CHECKS, RULES
+from rebalance_lint.rules.rule import MIGRATE, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,18 +25,41 @@ def test_thirteen_codes_in_order() -> None:
     assert codes == [f"KRB1{n:02d}" for n in range(1, 11)] + ["KRB201", "KRB202", "KRB203"]
 
 
+def test_every_rule_is_collected_with_its_checks() -> None:
+    family_modules = {m.name for m in pkgutil.iter_modules(rules_package.__path__)} - {"rule"}
+    defining = set()
+    for rule in RULES:
+        checks = [*rule.file_checks, *(c for cs in rule.callback_checks.values() for c in cs)]
+        assert checks, f"{rule.code} has no check"
+        defining |= {check.__module__.rpartition(".")[2] for check in checks}
+        for check in rule.file_checks:
+            assert check in FILE_CHECKS
+        for node_type, node_checks in rule.callback_checks.items():
+            assert set(node_checks) <= set(CALLBACK_CHECKS[node_type])
+    assert defining == family_modules
+
+
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_message_ends_with_the_fix(rule: Rule) -> None:
-    assert rule.template.endswith(MIGRATE) == rule.fixable == rule.code.startswith("KRB2")
+    assert rule.has_codemod == rule.is_migration_advice == rule.code.startswith("KRB2")
     assert "\n" not in rule.template
+    fields = {name: "x" for _, name, _, _ in Formatter().parse(rule.template) if name}
+    assert not rule.message(False, **fields).endswith(MIGRATE)
+    if rule.has_codemod:
+        assert rule.message(True, **fields).endswith(MIGRATE)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_examples_behave_as_documented(rule: Rule) -> None:
-    bad = {f.code for f in check_source(rule.invalid.encode(), "invalid.py").findings}
-    good = {f.code for f in check_source(rule.valid.encode(), "valid.py").findings}
-    assert rule.code in bad
-    assert rule.code not in good
+    assert rule.invalid and rule.valid
+    for example in rule.invalid:
+        bad = [f for f in check_source(example.encode(), "invalid.py").findings]
+        assert rule.code in {f.code for f in bad}
+        for finding in bad:  # a fixable finding says so in its message, and only then
+            assert finding.message.endswith(MIGRATE) == finding.fixable
+    for example in rule.valid:
+        good = {f.code for f in check_source(example.encode(), "valid.py").findings}
+        assert rule.code not in good
 
 
 def test_generated_docs_match_the_table() -> None:
@@ -42,7 +73,7 @@ def test_generated_docs_contain_each_rule() -> None:
         page = rule_page(rule)
         for section in ("## Why", "## Bad", "## Good", "## Fix"):
             assert section in page
-        assert rule.invalid in page and rule.valid in page
+        assert all(example in page for example in (*rule.invalid, *rule.valid))
 
 
 def test_drift_is_detected(tmp_path: Path) -> None:

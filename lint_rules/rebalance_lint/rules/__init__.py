@@ -1,15 +1,5 @@
-"""The KRB rules, one module per family; importing this package registers them all."""
+"""The KRB rules, one module per rule family; :mod:`rebalance_lint.rule_table` collects them.
 
-from rebalance_lint.rules import (  # noqa: F401  (imported for registration)
-    awaiting,
-    blocking,
-    commits,
-    escape,
-    migration,
-    pause,
-    reentrant,
-    signatures,
-)
-from rebalance_lint.rules.registry import CALLBACK_RULES, FILE_RULES
-
-__all__ = ["CALLBACK_RULES", "FILE_RULES"]
+Each family module defines its :class:`~rebalance_lint.rules.rule.Rule` objects (code,
+message, rationale, fix, examples) next to the checks registered on them.
+"""

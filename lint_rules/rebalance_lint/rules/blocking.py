@@ -7,7 +7,102 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import KAFKA_PYTHON_BLOCKING
 from rebalance_lint.analysis.model import Analysis, Callback
-from rebalance_lint.rules.registry import Hit, consumer_method, on
+from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+
+BLOCKING_CALL_ON_IO_THREAD = Rule(
+    code="KRB105",
+    name="blocking-call-on-injected-kafka-python-consumer",
+    template=(
+        "blocking {method}() on an injected kafka-python consumer inside {callback}: "
+        "kafka-python 3 runs listeners on its IO thread and raises RuntimeError; "
+        "use rebalance_guard.kafka_python.RebalanceListener and call it on the view"
+    ),
+    rationale=(
+        "kafka-python 3 calls listener methods on the consumer's IO thread; a blocking "
+        "consumer call from there (`commit`, `committed`, `position`, offset queries) "
+        "raises `RuntimeError: Cannot block on net.run() from the IO thread itself`. "
+        "rebalance_guard runs the callback on a worker thread and hands it a view on which "
+        "these calls work."
+    ),
+    fix=(
+        "Derive from `rebalance_guard.kafka_python.RebalanceListener` and call the "
+        "consumer methods on the view the callback receives; rebalance_guard runs the "
+        "callback where blocking calls work."
+    ),
+    invalid=(
+        """\
+from kafka import ConsumerRebalanceListener
+
+class Listener(ConsumerRebalanceListener):
+    def __init__(self, consumer):
+        self.consumer = consumer
+
+    def on_partitions_revoked(self, revoked):
+        self.consumer.commit()
+
+    def on_partitions_assigned(self, assigned):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_revoked(self, partitions, consumer):
+        consumer.commit()
+
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
+
+    def on_partitions_lost(self, partitions, consumer):
+        pass
+""",
+    ),
+)
+
+
+BLOCKING_WORK_IN_CALLBACK = Rule(
+    code="KRB108",
+    name="blocking-work-in-callback",
+    template=(
+        "{call}() blocks inside {callback}: {why}; "
+        "keep rebalance callbacks short and move slow work out of them"
+    ),
+    rationale=(
+        "While a callback runs the consumer neither polls nor (in kafka-python 3 and "
+        "aiokafka) heartbeats; sleeping or doing synchronous network I/O there stretches the "
+        "rebalance for the whole group and can exceed `max.poll.interval.ms`."
+    ),
+    fix=(
+        "Keep callbacks short: hand slow work to a worker (and wait for it outside the "
+        "rebalance), use `await asyncio.sleep` in async code."
+    ),
+    invalid=(
+        """\
+import time
+from confluent_kafka import Consumer
+
+def on_assign(consumer, partitions):
+    time.sleep(5)
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_assign=on_assign)
+""",
+    ),
+    valid=(
+        """\
+import time
+from confluent_kafka import Consumer
+
+def on_assign(consumer, partitions):
+    print("assigned", partitions, time.monotonic())
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_assign=on_assign)
+""",
+    ),
+)
 
 _HTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request")
 #: Fully qualified functions that block the calling thread for I/O or time.
@@ -18,16 +113,16 @@ BLOCKING_FUNCTIONS = frozenset(
 )
 
 
-@on(ast.Call)
+@BLOCKING_CALL_ON_IO_THREAD.in_callbacks(ast.Call)
 def blocking_on_io_thread(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if callback.client != "kafka_python" or callback.api != "legacy":
         return
     found = consumer_method(node, callback)
     if found is not None and found[0] in KAFKA_PYTHON_BLOCKING and found[1] == "injected":
-        yield Hit(node, "KRB105", {"method": found[0], "callback": callback.label})
+        yield BLOCKING_CALL_ON_IO_THREAD.hit(node, method=found[0], callback=callback.label)
 
 
-@on(ast.Call)
+@BLOCKING_WORK_IN_CALLBACK.in_callbacks(ast.Call)
 def blocking_work(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     assert isinstance(node, ast.Call)
     qualname = analysis.imports.resolve(node.func)
@@ -37,4 +132,4 @@ def blocking_work(node: ast.AST, callback: Callback, analysis: Analysis) -> Iter
         why = "it blocks the event loop, heartbeats included (await an async equivalent)"
     else:
         why = "the consumer can neither poll nor finish the rebalance meanwhile"
-    yield Hit(node, "KRB108", {"call": qualname or "", "callback": callback.label, "why": why})
+    yield BLOCKING_WORK_IN_CALLBACK.hit(node, call=qualname or "", callback=callback.label, why=why)

@@ -7,7 +7,97 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import COMMITS
 from rebalance_lint.analysis.model import Analysis, Callback, Origin
-from rebalance_lint.rules.registry import Hit, consumer_method, on
+from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+
+ASYNC_COMMIT_ON_REVOKE = Rule(
+    code="KRB103",
+    name="async-commit-on-revoke",
+    template=(
+        "asynchronous commit ({what}) in {callback}: it can land after the partitions "
+        "moved to another member (duplicates); commit synchronously ({fix})"
+    ),
+    rationale=(
+        "Revocation is the last moment this member owns the partitions. An asynchronous "
+        "commit returns at once and may reach the broker after the new owner has started "
+        "from the previous offset, so records are processed twice. confluent-kafka's bare "
+        "`commit()` is asynchronous by default."
+    ),
+    fix=(
+        "Commit synchronously in the revocation callback: `commit()` on kafka-python and "
+        "on the rebalance_guard views, `commit(asynchronous=False)` on raw "
+        "confluent-kafka."
+    ),
+    invalid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_revoke(consumer, partitions):
+    consumer.commit()
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions: None)
+""",
+    ),
+    valid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_revoke(consumer, partitions):
+    consumer.commit(asynchronous=False)
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions: None)
+""",
+    ),
+)
+
+
+COMMIT_ON_LOST = Rule(
+    code="KRB104",
+    name="commit-on-lost",
+    template=(
+        "{method} in {callback}, which runs when partitions are lost{via}: they are "
+        "already owned by another member and the commit fails; {fix}"
+    ),
+    rationale=(
+        "Lost partitions (session timeout, fencing) already belong to someone else; a "
+        "commit for them fails. The trap is indirect: kafka-python 3 and rebalance_guard "
+        "listeners default `on_partitions_lost` to `on_partitions_revoked`, and "
+        "confluent-kafka delivers lost partitions to `on_revoke` when no `on_lost` is given, "
+        "so a committing revoke also runs on loss."
+    ),
+    fix=(
+        "Do not commit for lost partitions: override `on_partitions_lost` (or pass "
+        "`on_lost=`) with a callback that discards state instead of committing."
+    ),
+    invalid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_revoked(self, partitions, consumer):
+        consumer.commit()
+
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_revoked(self, partitions, consumer):
+        consumer.commit()
+
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
+
+    def on_partitions_lost(self, partitions, consumer):
+        pass  # owned elsewhere already: nothing to commit
+""",
+    ),
+)
 
 
 def _asynchronous(node: ast.Call, method: str, callback: Callback, origin: Origin) -> str | None:
@@ -27,7 +117,7 @@ def _asynchronous(node: ast.Call, method: str, callback: Callback, origin: Origi
     return "commit() is asynchronous by default in confluent-kafka" if raw_confluent else None
 
 
-@on(ast.Call)
+@ASYNC_COMMIT_ON_REVOKE.in_callbacks(ast.Call)
 def async_commit_on_revoke(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if "revoked" not in callback.kinds:
         return
@@ -38,10 +128,10 @@ def async_commit_on_revoke(node: ast.AST, callback: Callback, analysis: Analysis
     what = _asynchronous(node, found[0], callback, found[1])
     if what is not None:
         fix = "commit(asynchronous=False)" if callback.client == "confluent" else "commit()"
-        yield Hit(node, "KRB103", {"what": what, "callback": callback.label, "fix": fix})
+        yield ASYNC_COMMIT_ON_REVOKE.hit(node, what=what, callback=callback.label, fix=fix)
 
 
-@on(ast.Call)
+@COMMIT_ON_LOST.in_callbacks(ast.Call)
 def commit_on_lost(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if "lost" not in callback.kinds:
         return
@@ -57,5 +147,6 @@ def commit_on_lost(node: ast.AST, callback: Callback, analysis: Analysis) -> Ite
         fix = "keep the commit off the lost path"
     else:
         fix = "drop the commit (commit on revoke, not on loss)"
-    fields = {"method": f"{found[0]}()", "callback": callback.label, "via": via, "fix": fix}
-    yield Hit(node, "KRB104", fields)
+    yield COMMIT_ON_LOST.hit(
+        node, method=f"{found[0]}()", callback=callback.label, via=via, fix=fix
+    )

@@ -7,7 +7,51 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.model import Analysis, Callback, dotted
 from rebalance_lint.analysis.walk import body_nodes, nested_nodes
-from rebalance_lint.rules.registry import Hit, on
+from rebalance_lint.rules.rule import Hit, Rule
+
+CONSUMER_ESCAPES_CALLBACK = Rule(
+    code="KRB102",
+    name="consumer-escapes-callback",
+    template=(
+        "the {what} escapes {callback} ({how}); it is valid only while the callback "
+        "runs: keep the data (partitions, offsets), not the consumer"
+    ),
+    rationale=(
+        "The view a KIP-1306 callback receives expires when the callback returns, and the "
+        "full consumer a confluent callback receives must not be driven from elsewhere "
+        "mid-rebalance. Storing either in an attribute, a global, a container or a closure "
+        "that outlives the callback turns a later call into an error or a race."
+    ),
+    fix=(
+        "Copy what you need (partitions, positions, offsets) into your own state inside "
+        "the callback; never keep the consumer or the view, or a closure or bound method "
+        "that holds it."
+    ),
+    invalid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_assigned(self, partitions, consumer):
+        self.consumer = consumer
+
+    def on_partitions_revoked(self, partitions, consumer):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_assigned(self, partitions, consumer):
+        self.positions = {tp: consumer.position(tp) for tp in partitions}
+
+    def on_partitions_revoked(self, partitions, consumer):
+        pass
+""",
+    ),
+)
 
 #: Methods whose bound method (``consumer.commit``) keeps the consumer alive.
 _CONSUMER_METHODS = frozenset(
@@ -80,7 +124,7 @@ def _declared_global(callback: Callback) -> set[str]:
     }
 
 
-@on(ast.Assign, ast.AnnAssign, ast.AugAssign)
+@CONSUMER_ESCAPES_CALLBACK.in_callbacks(ast.Assign, ast.AnnAssign, ast.AugAssign)
 def stored(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     assert isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
     names = _param_names(callback)
@@ -99,12 +143,12 @@ def stored(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hi
         elif isinstance(target, ast.Name) and target.id in _declared_global(callback):
             how = f"stored in global {target.id}"
         if how is not None:
-            yield Hit(
-                node, "KRB102", {"what": _what(callback), "callback": callback.label, "how": how}
+            yield CONSUMER_ESCAPES_CALLBACK.hit(
+                node, what=_what(callback), callback=callback.label, how=how
             )
 
 
-@on(ast.Call)
+@CONSUMER_ESCAPES_CALLBACK.in_callbacks(ast.Call)
 def handed_off(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     assert isinstance(node, ast.Call)
     names = _param_names(callback)
@@ -125,7 +169,9 @@ def handed_off(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterato
     closures = _closures(callback, names)
     values = [*node.args, *(kw.value for kw in node.keywords)]
     if any(_holds(v, names, closures, deferred) for v in values):
-        yield Hit(node, "KRB102", {"what": _what(callback), "callback": callback.label, "how": how})
+        yield CONSUMER_ESCAPES_CALLBACK.hit(
+            node, what=_what(callback), callback=callback.label, how=how
+        )
 
 
 def _what(callback: Callback) -> str:

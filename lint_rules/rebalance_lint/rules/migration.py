@@ -2,36 +2,185 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE, Client
 from rebalance_lint.analysis.model import Analysis
-from rebalance_lint.rules.registry import Hit, per_file
+from rebalance_lint.rules.rule import Hit, Rule
+
+CONSUMER_INJECTED_INTO_LISTENER = Rule(
+    code="KRB201",
+    name="consumer-injected-into-listener",
+    template=(
+        "consumer injected into listener {cls} through __init__ ({param}): "
+        "take the consumer the callback receives instead"
+    ),
+    has_codemod=True,
+    rationale=(
+        "kafka-python and aiokafka do not pass the consumer to callbacks, so listeners "
+        "receive the full consumer through their constructor and can call anything on it "
+        "at any time. KIP-1306 callbacks receive a restricted view instead."
+    ),
+    fix=(
+        "Run `rebalance-guard migrate PATH`: the listener becomes a rebalance_guard "
+        "`RebalanceListener` that uses the view it receives."
+    ),
+    invalid=(
+        """\
+from kafka import ConsumerRebalanceListener
+
+class Listener(ConsumerRebalanceListener):
+    def __init__(self, consumer):
+        self.consumer = consumer
+
+    def on_partitions_revoked(self, revoked):
+        pass
+
+    def on_partitions_assigned(self, assigned):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_revoked(self, partitions, consumer):
+        pass
+
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
+""",
+    ),
+)
+
+
+ONE_ARGUMENT_LISTENER = Rule(
+    code="KRB202",
+    name="one-argument-listener",
+    template=(
+        "{cls} is a one-argument {client} listener: derive from "
+        "rebalance_guard.{module}.RebalanceListener with (partitions, consumer) methods"
+    ),
+    has_codemod=True,
+    rationale=(
+        "A client base class listener has no way to reach the consumer safely. The "
+        "rebalance_guard base keeps the client's method names and adds the view as the "
+        "second argument."
+    ),
+    fix=(
+        "Run `rebalance-guard migrate PATH`: the class derives from "
+        "`rebalance_guard.<client>.RebalanceListener` with `(partitions, consumer)` "
+        "methods."
+    ),
+    invalid=(
+        """\
+from aiokafka import ConsumerRebalanceListener
+
+class Listener(ConsumerRebalanceListener):
+    async def on_partitions_revoked(self, revoked):
+        pass
+
+    async def on_partitions_assigned(self, assigned):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from rebalance_guard.aiokafka import RebalanceListener
+
+class Listener(RebalanceListener):
+    async def on_partitions_revoked(self, partitions, consumer):
+        pass
+
+    async def on_partitions_assigned(self, partitions, consumer):
+        pass
+""",
+    ),
+)
+
+
+LISTENER_PASSED_TO_SUBSCRIBE = Rule(
+    code="KRB203",
+    name="listener-passed-to-subscribe",
+    template="{what} passed to subscribe(): {fix}",
+    has_codemod=True,
+    rationale=(
+        "KIP-1306 separates the listener from the subscription: "
+        "`set_rebalance_listener(consumer, listener)` is legal before or after "
+        "`subscribe()` and hands every callback a view."
+    ),
+    fix=(
+        "Run `rebalance-guard migrate PATH`: the listener is registered with "
+        "`set_rebalance_listener` (or `rebalance_guard.confluent_kafka.subscribe`)."
+    ),
+    invalid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_assign(consumer, partitions):
+    pass
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_assign=on_assign)
+""",
+    ),
+    valid=(
+        """\
+from confluent_kafka import Consumer
+from rebalance_guard.confluent_kafka import RebalanceListener, set_rebalance_listener
+
+class Listener(RebalanceListener):
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
+
+c = Consumer({"group.id": "g"})
+set_rebalance_listener(c, Listener())
+c.subscribe(["orders"])
+""",
+    ),
+)
+
+
+def has_migration_plan(site: ast.AST, analysis: Analysis) -> bool:
+    """Whether ``rebalance-guard migrate`` rewrites this site: a KRB2xx hit's fixability.
+
+    The one place the rules ask; today's behaviour (every KRB2xx site counts as fixable)
+    until the program model's single fixability decision (issue 8) replaces this body.
+    """
+    return True
 
 
 def _module(client: Client | None) -> str:
     return GUARD_MODULE[client] if client else "<client>"
 
 
-@per_file
+@CONSUMER_INJECTED_INTO_LISTENER.per_file
 def injected_consumer(analysis: Analysis) -> Iterator[Hit]:
     for listener, arg in analysis.injected:
-        yield Hit(arg, "KRB201", {"cls": listener.node.name, "param": arg.arg})
+        yield CONSUMER_INJECTED_INTO_LISTENER.hit(
+            arg,
+            fixable=has_migration_plan(arg, analysis),
+            cls=listener.node.name,
+            param=arg.arg,
+        )
 
 
-@per_file
+@ONE_ARGUMENT_LISTENER.per_file
 def one_argument_listener(analysis: Analysis) -> Iterator[Hit]:
     for listener in analysis.listeners:
         if listener.client_base and listener.client is not None:
-            fields = {
-                "cls": listener.node.name,
-                "client": CLIENT_LABEL[listener.client],
-                "module": _module(listener.client),
-            }
-            yield Hit(listener.node, "KRB202", fields)
+            yield ONE_ARGUMENT_LISTENER.hit(
+                listener.node,
+                fixable=has_migration_plan(listener.node, analysis),
+                cls=listener.node.name,
+                client=CLIENT_LABEL[listener.client],
+                module=_module(listener.client),
+            )
 
 
-@per_file
+@LISTENER_PASSED_TO_SUBSCRIBE.per_file
 def listener_in_subscribe(analysis: Analysis) -> Iterator[Hit]:
     for reg in analysis.registrations:
         if reg.guard:
@@ -40,7 +189,12 @@ def listener_in_subscribe(analysis: Analysis) -> Iterator[Hit]:
             what = "listener"
         else:
             what = "rebalance callbacks (" + ", ".join(f"{r}=" for r in reg.roles) + ")"
-        yield Hit(reg.anchor, "KRB203", {"what": what, "fix": _registration_fix(reg.client)})
+        yield LISTENER_PASSED_TO_SUBSCRIBE.hit(
+            reg.anchor,
+            fixable=has_migration_plan(reg.anchor, analysis),
+            what=what,
+            fix=_registration_fix(reg.client),
+        )
 
 
 def _registration_fix(client: Client | None) -> str:

@@ -7,7 +7,55 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.model import Analysis, Callback, MethodCall, Registration
 from rebalance_lint.analysis.walk import body_nodes
-from rebalance_lint.rules.registry import Hit, per_file
+from rebalance_lint.rules.rule import Hit, Rule
+
+PAUSE_WITHOUT_REPAUSE = Rule(
+    code="KRB107",
+    name="pause-without-repause-on-assign",
+    template=(
+        "pause() on a group-subscribed consumer and no assigned callback pauses again: "
+        "an eager rebalance drops pause state and the partitions start flowing; "
+        "re-apply the pause in on_partitions_assigned / on_assign"
+    ),
+    rationale=(
+        "With the eager protocol every rebalance revokes and reassigns all partitions, and "
+        "the reassigned partitions start unpaused. Back-pressure built on `pause()` then "
+        "silently stops working after the first rebalance unless the assigned callback "
+        "pauses again. This holds for kafka-python and aiokafka; librdkafka (confluent-kafka) "
+        "keeps a partition's pause flag across rebalances, so confluent consumers are exempt."
+    ),
+    fix=(
+        "Remember what you paused and pause it again in `on_partitions_assigned` (or "
+        "`on_assign`), or use the cooperative protocol."
+    ),
+    invalid=(
+        """\
+from kafka import KafkaConsumer
+
+consumer = KafkaConsumer(group_id="g")
+consumer.subscribe(["orders"])
+consumer.pause(*consumer.assignment())
+""",
+    ),
+    valid=(
+        """\
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+paused = set()
+
+class Repause(ConsumerRebalanceListener):
+    def on_partitions_revoked(self, revoked):
+        pass
+
+    def on_partitions_assigned(self, assigned):
+        consumer.pause(*(tp for tp in assigned if tp in paused))
+
+consumer = KafkaConsumer(group_id="g")
+consumer.subscribe(["orders"], listener=Repause())
+consumer.pause(*consumer.assignment())
+""",
+    ),
+)
 
 #: Protocols that keep pause state across rebalances for retained partitions.
 _INCREMENTAL_MARKERS = ("ooperative", "group.protocol", "group_protocol")
@@ -40,7 +88,7 @@ def _in_callback(call: MethodCall, analysis: Analysis) -> bool:
     return any(id(scope) in scopes for scope in call.scope.chain())
 
 
-@per_file
+@PAUSE_WITHOUT_REPAUSE.per_file
 def pause_without_repause(analysis: Analysis) -> Iterator[Hit]:
     if not analysis.pauses or any(m in analysis.text for m in _INCREMENTAL_MARKERS):
         return
@@ -59,4 +107,4 @@ def pause_without_repause(analysis: Analysis) -> Iterator[Hit]:
             if any(site in cb.sites for site in sites)
         ):
             continue
-        yield Hit(pause.call, "KRB107")
+        yield PAUSE_WITHOUT_REPAUSE.hit(pause.call)

@@ -7,7 +7,93 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import FORBIDDEN
 from rebalance_lint.analysis.model import Analysis, Callback, dotted
-from rebalance_lint.rules.registry import Hit, consumer_method, on
+from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+
+FORBIDDEN_CONSUMER_CALL = Rule(
+    code="KRB101",
+    name="forbidden-consumer-call-in-callback",
+    template=(
+        "{method} on the consumer inside {callback} {why}; "
+        "do it outside the callback (not on the rebalance view)"
+    ),
+    rationale=(
+        "A rebalance callback runs inside `poll()`. Polling again re-enters the group "
+        "protocol, closing the consumer tears it down mid-rebalance, and changing the "
+        "subscription or assignment from the callback corrupts the rebalance in progress. "
+        "KIP-1306 leaves these methods off the `RebalanceConsumer` view."
+    ),
+    fix=(
+        "Move polling, closing and subscription changes out of the callback: do them in "
+        "the poll loop after `poll()` returns. Inside the callback use only what the view"
+        " offers (commit, seek, position, pause, ...)."
+    ),
+    invalid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_revoke(consumer, partitions):
+    consumer.poll(0)  # drain before giving the partitions up
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_revoke=on_revoke)
+""",
+    ),
+    valid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_revoke(consumer, partitions):
+    consumer.commit(asynchronous=False)
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_revoke=on_revoke)
+""",
+    ),
+)
+
+
+ASSIGN_IN_CONFLUENT_ON_ASSIGN = Rule(
+    code="KRB110",
+    name="assign-inside-confluent-on-assign",
+    template=(
+        "{method}() inside confluent callback {callback}: under KIP-1306 the client owns "
+        "the assignment; {fix}"
+    ),
+    rationale=(
+        "Raw confluent-kafka code sets start offsets by calling `assign()` or "
+        "`incremental_assign()` from `on_assign`; that works on confluent but not on the "
+        "KIP-1306 view, where assignment belongs to the client and offsets are set with "
+        "`seek()`. A separate code, so teams staying on raw confluent can disable it."
+    ),
+    fix=(
+        "Set start offsets with `seek()` on the rebalance_guard view; the adapter assigns"
+        " the partitions itself."
+    ),
+    invalid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_assign(consumer, partitions):
+    for tp in partitions:
+        tp.offset = 0
+    consumer.assign(partitions)
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_assign=on_assign)
+""",
+    ),
+    valid=(
+        """\
+from confluent_kafka import Consumer
+
+def on_assign(consumer, partitions):
+    print("assigned", partitions)
+
+c = Consumer({"group.id": "g"})
+c.subscribe(["orders"], on_assign=on_assign)
+""",
+    ),
+)
 
 _WHY = {
     **dict.fromkeys(
@@ -30,31 +116,38 @@ _CONFLUENT_ASSIGNMENT = {
 }
 
 
-@on(ast.Call)
-def forbidden_call(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+def _forbidden_method(node: ast.AST, callback: Callback) -> str | None:
     found = consumer_method(node, callback)
-    if found is None or found[0] not in FORBIDDEN:
-        return
-    method = found[0]
-    if callback.api == "confluent" and method in _CONFLUENT_ASSIGNMENT:
-        fields = {
-            "method": method,
-            "callback": callback.label,
-            "fix": _CONFLUENT_ASSIGNMENT[method],
-        }
-        yield Hit(node, "KRB110", fields)
-        return
-    yield Hit(
-        node, "KRB101", {"method": f"{method}()", "callback": callback.label, "why": _WHY[method]}
-    )
+    return found[0] if found is not None and found[0] in FORBIDDEN else None
 
 
-@on(ast.For, ast.AsyncFor)
+def _confluent_assignment(method: str, callback: Callback) -> bool:
+    """assign/unassign from a raw confluent callback: KRB110's, not KRB101's."""
+    return callback.api == "confluent" and method in _CONFLUENT_ASSIGNMENT
+
+
+@FORBIDDEN_CONSUMER_CALL.in_callbacks(ast.Call)
+def forbidden_call(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    method = _forbidden_method(node, callback)
+    if method is not None and not _confluent_assignment(method, callback):
+        yield FORBIDDEN_CONSUMER_CALL.hit(
+            node, method=f"{method}()", callback=callback.label, why=_WHY[method]
+        )
+
+
+@FORBIDDEN_CONSUMER_CALL.in_callbacks(ast.For, ast.AsyncFor)
 def iteration(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     assert isinstance(node, ast.For | ast.AsyncFor)
     if dotted(node.iter) in callback.receivers:
-        yield Hit(
-            node.iter,
-            "KRB101",
-            {"method": "iterating", "callback": callback.label, "why": _WHY["poll"]},
+        yield FORBIDDEN_CONSUMER_CALL.hit(
+            node.iter, method="iterating", callback=callback.label, why=_WHY["poll"]
+        )
+
+
+@ASSIGN_IN_CONFLUENT_ON_ASSIGN.in_callbacks(ast.Call)
+def confluent_assignment(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    method = _forbidden_method(node, callback)
+    if method is not None and _confluent_assignment(method, callback):
+        yield ASSIGN_IN_CONFLUENT_ON_ASSIGN.hit(
+            node, method=method, callback=callback.label, fix=_CONFLUENT_ASSIGNMENT[method]
         )

@@ -14,7 +14,49 @@ from rebalance_lint.analysis.model import (
     partitionish,
     signature,
 )
-from rebalance_lint.rules.registry import Hit, per_file
+from rebalance_lint.rules.rule import Hit, Rule
+
+CALLBACK_SIGNATURE = Rule(
+    code="KRB109",
+    name="callback-signature",
+    template="{callback} has the wrong signature for {client}: {problem}; {fix}",
+    rationale=(
+        "Each client calls its callbacks with fixed arguments: kafka-python and aiokafka "
+        "listeners get `(partitions)`, confluent-kafka callbacks `(consumer, partitions)`, "
+        "rebalance_guard listeners `(partitions, consumer)`. A signature written for "
+        "another client fails with TypeError at the first rebalance, or silently swaps the "
+        "consumer and the partitions."
+    ),
+    fix=(
+        "Match the client's calling convention: `(partitions)` for kafka-python/aiokafka "
+        "listeners, `(consumer, partitions)` for confluent callbacks, `(partitions, "
+        "consumer)` for rebalance_guard listeners."
+    ),
+    invalid=(
+        """\
+from kafka import ConsumerRebalanceListener
+
+class Listener(ConsumerRebalanceListener):
+    def on_partitions_revoked(self, consumer, revoked):
+        pass
+
+    def on_partitions_assigned(self, assigned):
+        pass
+""",
+    ),
+    valid=(
+        """\
+from kafka import ConsumerRebalanceListener
+
+class Listener(ConsumerRebalanceListener):
+    def on_partitions_revoked(self, revoked):
+        pass
+
+    def on_partitions_assigned(self, assigned):
+        pass
+""",
+    ),
+)
 
 
 def _convention(callback: Callback) -> str:
@@ -76,7 +118,7 @@ def _confluent(sig: Signature) -> tuple[str, str] | None:
     )
 
 
-@per_file
+@CALLBACK_SIGNATURE.per_file
 def wrong_signature(analysis: Analysis) -> Iterator[Hit]:
     for callback in analysis.callbacks:
         if callback.helper:
@@ -94,10 +136,10 @@ def wrong_signature(analysis: Analysis) -> Iterator[Hit]:
             else:
                 problem = _confluent(sig)
             if problem is not None:
-                fields = {
-                    "callback": callback.label,
-                    "client": _convention(callback),
-                    "problem": problem[0],
-                    "fix": problem[1],
-                }
-                yield Hit(where if bound else callback.func, "KRB109", fields)
+                yield CALLBACK_SIGNATURE.hit(
+                    where if bound else callback.func,
+                    callback=callback.label,
+                    client=_convention(callback),
+                    problem=problem[0],
+                    fix=problem[1],
+                )
