@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-MigrationStatus = Literal["ok", "syntax_error", "decode_error", "too_large", "crashed"]
+from rebalance_lint.report import FileStatus
+
+MigrationStatus = FileStatus  # one file-status type for lint, codemods and scan
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ import ast
 
 from rebalance_lint.analysis.build import analyse
 from rebalance_lint.analysis.walk import body_nodes
-from rebalance_lint.api import MAX_SOURCE_BYTES, FileReport, Finding, mentions_kafka
 from rebalance_lint.noqa import without_suppressed
+from rebalance_lint.report import FileReport, Finding
 from rebalance_lint.rule_table import CALLBACK_CHECKS, FILE_CHECKS
 from rebalance_lint.rules.rule import Hit
+from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
 from rebalance_lint.source import Unparsable, load
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from rebalance_guard import __version__
 
-from rebalance_lint.api import KAFKA_MARKERS
+from rebalance_lint.screening import KAFKA_MARKERS
 
 _MARKERS = tuple(marker.decode("ascii") for marker in KAFKA_MARKERS)
 

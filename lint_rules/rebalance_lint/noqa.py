@@ -15,7 +15,7 @@ import re
 import tokenize
 from collections.abc import Iterable
 
-from rebalance_lint.api import Finding
+from rebalance_lint.report import Finding
 
 # Same patterns as flake8.defaults (NOQA_INLINE_REGEXP, NOQA_FILE) and flake8.utils.
 _INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rebalance_lint.api import MAX_SOURCE_BYTES
+from rebalance_lint.report import FileStatus
+from rebalance_lint.screening import MAX_SOURCE_BYTES
 
 #: Directories never searched (VCS metadata, caches, virtualenvs), as flake8 does.
 EXCLUDED_DIRS = frozenset(
@@ -25,9 +26,9 @@ EXCLUDED_DIRS = frozenset(
 
 @dataclass(frozen=True)
 class Unreadable:
-    """Why a file never reached the rules (``status`` is a file-status value)."""
+    """Why a file never reached the rules."""
 
-    status: str
+    status: FileStatus
     reason: str
 
 

@@ -12,7 +12,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
-from rebalance_lint.api import FileStatus
+from rebalance_lint.report import FileStatus
 
 
 @dataclass(frozen=True)

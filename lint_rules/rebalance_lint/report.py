@@ -1,0 +1,47 @@
+"""What checking a file reports: a status, findings, a reason. Imports nothing of the package.
+
+Every front end (flake8, ``rebalance-guard check``, ``migrate``, the Spark scan) and the
+codemods share these types, so they live apart from the engine that produces them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+#: The one file-status type of lint, codemods and scan. The rules and the codemods produce
+#: the first five; the reading layer (check, migrate, the scan) adds the rest for files that
+#: never reach them.
+FileStatus = Literal[
+    "ok",
+    "syntax_error",
+    "decode_error",
+    "too_large",
+    "crashed",
+    "binary",
+    "unreadable",
+    "not_regular",
+    "symlink",
+    "symlink_outside",
+]
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One rule hit. ``line`` is 1-based, ``col`` 0-based (as ``ast``); flake8 adds 1 itself."""
+
+    line: int
+    col: int
+    code: str
+    message: str
+    fixable: bool
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """What checking one file produced: a status, why, and the findings (empty unless ok)."""
+
+    status: FileStatus
+    findings: tuple[Finding, ...] = ()
+    reason: str = ""
+    skipped: bool = field(default=False)  # True when the cheap byte check ruled Kafka out
