@@ -1,56 +1,49 @@
-"""What the three Kafka clients and rebalance_guard call things, by fully qualified name.
+"""What the Kafka clients and rebalance_guard call things, by fully qualified name.
 
-Names are matched by top-level package and final attribute, so every re-export spelling
-(``kafka.ConsumerRebalanceListener``, ``kafka.consumer.subscription_state.…``,
-``aiokafka.abc.…``) resolves to the same thing.
+The facts come from the one client table, :mod:`rebalance_guard._client_facts`; this module
+only answers the analysis's questions with them. Names are matched by top-level package and
+final attribute, so every re-export spelling (``kafka.ConsumerRebalanceListener``,
+``kafka.consumer.subscription_state.…``, ``aiokafka.abc.…``) resolves to the same thing.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from rebalance_guard._view import OMITTED
+from rebalance_guard._client_facts import (
+    AIOKAFKA,
+    COMMIT_METHODS,
+    CONFLUENT,
+    KAFKA_PYTHON,
+    OMITTED_METHODS,
+    ClientFacts,
+)
 
+#: The client APIs the analysis recognises (confluent's AIOConsumer comes with issue 10).
 Client = Literal["kafka_python", "aiokafka", "confluent"]
+_ANALYSED: dict[Client, ClientFacts] = {
+    "kafka_python": KAFKA_PYTHON,
+    "aiokafka": AIOKAFKA,
+    "confluent": CONFLUENT,
+}
 
-#: rebalance_guard module per client (DESIGN.md: one module per client).
+#: rebalance_guard module per client (DESIGN.md: one module per client), without the package.
 GUARD_MODULE: dict[Client, str] = {
-    "kafka_python": "kafka_python",
-    "aiokafka": "aiokafka",
-    "confluent": "confluent_kafka",
+    client: facts.guard_module.removeprefix("rebalance_guard.")
+    for client, facts in _ANALYSED.items()
 }
-CLIENT_LABEL: dict[Client, str] = {
-    "kafka_python": "kafka-python",
-    "aiokafka": "aiokafka",
-    "confluent": "confluent-kafka",
-}
-_TOP_PACKAGE: dict[str, Client] = {
-    "kafka": "kafka_python",
-    "aiokafka": "aiokafka",
-    "confluent_kafka": "confluent",
-}
-_CONSUMER_CLASSES: dict[Client, frozenset[str]] = {
-    "kafka_python": frozenset({"KafkaConsumer"}),
-    "aiokafka": frozenset({"AIOKafkaConsumer"}),
-    "confluent": frozenset({"Consumer", "DeserializingConsumer"}),
-}
+CLIENT_LABEL: dict[Client, str] = {client: facts.name for client, facts in _ANALYSED.items()}
+_TOP_PACKAGE: dict[str, Client] = {facts.package: client for client, facts in _ANALYSED.items()}
 _GUARD_BY_MODULE: dict[str, Client] = {module: client for client, module in GUARD_MODULE.items()}
 
 #: Consumer methods KIP-1306 leaves off the view (DESIGN.md "Omitted"); KRB101. The runtime
-#: views refuse the same set, so it is defined once, in rebalance_guard (stdlib-only import).
-FORBIDDEN = frozenset(name for name in OMITTED if not name.startswith("__"))
+#: views refuse the same set (a test holds the table to ``rebalance_guard._view.OMITTED``).
+FORBIDDEN = frozenset(name for name in OMITTED_METHODS if not name.startswith("__"))
 #: kafka-python calls that block on the IO thread (``net.run``); KRB105.
-KAFKA_PYTHON_BLOCKING = frozenset(
-    {"commit", "committed", "position", "offsets_for_times", "beginning_offsets",
-     "end_offsets", "topics"}
-)  # fmt: skip
+KAFKA_PYTHON_BLOCKING = KAFKA_PYTHON.io_thread_blocking
 #: aiokafka consumer methods that are coroutines; KRB106.
-AIOKAFKA_COROUTINES = frozenset(
-    {"commit", "committed", "position", "seek_to_beginning", "seek_to_end",
-     "seek_to_committed", "offsets_for_times", "beginning_offsets", "end_offsets",
-     "topics", "getone", "getmany", "start", "stop"}
-)  # fmt: skip
-COMMITS = frozenset({"commit", "commit_async", "commit_sync"})
+AIOKAFKA_COROUTINES = AIOKAFKA.coroutine_methods
+COMMITS = COMMIT_METHODS
 
 
 def _split(qualname: str) -> tuple[str, str]:
@@ -62,9 +55,12 @@ def client_listener_base(qualname: str) -> tuple[Client, bool] | None:
     """(client, is_async_base) for a client's own listener base class."""
     top, last = _split(qualname)
     client = _TOP_PACKAGE.get(top)
-    if client == "kafka_python" and last == "AsyncConsumerRebalanceListener":
+    if client is None:
+        return None
+    facts = _ANALYSED[client]
+    if last in facts.async_listener_bases:
         return client, True
-    if client in ("kafka_python", "aiokafka") and last == "ConsumerRebalanceListener":
+    if last in facts.listener_bases:
         return client, False
     return None
 
@@ -79,10 +75,11 @@ def guard_member(qualname: str, name: str) -> Client | None:
 
 def consumer_class(qualname: str) -> Client | None:
     """The client of a consumer class such as ``kafka.KafkaConsumer``."""
-    if guard_member(qualname, "Consumer") == "confluent":
-        return "confluent"  # rebalance_guard.confluent_kafka.Consumer, a confluent subclass
+    for client, facts in _ANALYSED.items():
+        if any(guard_member(qualname, name) == client for name in facts.guard_consumer_classes):
+            return client  # e.g. rebalance_guard.confluent_kafka.Consumer, a confluent subclass
     top, last = _split(qualname)
     client = _TOP_PACKAGE.get(top)
-    if client is not None and last in _CONSUMER_CLASSES[client]:
+    if client is not None and last in _ANALYSED[client].consumer_classes:
         return client
     return None
