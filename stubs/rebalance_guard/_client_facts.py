@@ -36,19 +36,27 @@ OMITTED_METHODS = frozenset(
 #: The consumer methods that commit offsets, in any client.
 COMMIT_METHODS = frozenset({"commit", "commit_async", "commit_sync"})
 
+#: The view methods every client offers (KIP-1306's core, same names everywhere).
+_CORE_VIEW = frozenset(
+    {"commit", "committed", "position", "seek", "assignment", "pause", "resume",
+     "offsets_for_times"}
+)  # fmt: skip
+#: The Java-style clients' further view methods (kafka-python, aiokafka).
+_JAVA_STYLE_VIEW = _CORE_VIEW | {
+    "seek_to_beginning", "seek_to_end", "paused", "beginning_offsets", "end_offsets",
+    "partitions_for_topic", "topics", "highwater",
+}  # fmt: skip
+#: confluent's further view methods, in its own names (both of its consumer APIs).
+_CONFLUENT_VIEW = _CORE_VIEW | {"get_watermark_offsets", "list_topics", "consumer_group_metadata"}
+
 #: Consumer methods anyone would call on some client's consumer, permitted on the view or not:
 #: a callback calling one of these drives a consumer.
 CONSUMER_METHODS = frozenset(
-    {
-        "poll", "consume", "getone", "getmany", "close", "stop", "start", "subscribe",
-        "unsubscribe", "assign", "unassign", "incremental_assign", "incremental_unassign",
-        "wakeup", "enforce_rebalance", "commit", "commit_async", "committed", "position",
-        "seek", "seek_to_beginning", "seek_to_end", "assignment", "pause", "resume", "paused",
-        "beginning_offsets", "end_offsets", "offsets_for_times", "partitions_for_topic",
-        "topics", "list_topics", "highwater", "last_stable_offset", "store_offsets",
-        "get_watermark_offsets", "consumer_group_metadata", "memberid",
-    }
-)  # fmt: skip
+    {name for name in OMITTED_METHODS if not name.startswith("__")}
+    | _JAVA_STYLE_VIEW
+    | _CONFLUENT_VIEW
+    | {"commit_async", "last_stable_offset", "memberid", "store_offsets"}
+)
 
 ClientKey = Literal["kafka_python", "aiokafka", "confluent", "confluent_aio"]
 
@@ -105,28 +113,7 @@ KAFKA_PYTHON = ClientFacts(
     guard_module="rebalance_guard.kafka_python",
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
-    view_methods=frozenset(
-        {
-            "commit",
-            "commit_async",
-            "committed",
-            "position",
-            "seek",
-            "seek_to_beginning",
-            "seek_to_end",
-            "assignment",
-            "pause",
-            "resume",
-            "paused",
-            "beginning_offsets",
-            "end_offsets",
-            "offsets_for_times",
-            "partitions_for_topic",
-            "topics",
-            "highwater",
-            "group_metadata",
-        }
-    ),
+    view_methods=_JAVA_STYLE_VIEW | {"commit_async", "group_metadata"},
     coroutine_methods=frozenset(),
     io_thread_blocking=frozenset(
         {
@@ -154,27 +141,7 @@ AIOKAFKA = ClientFacts(
     guard_module="rebalance_guard.aiokafka",
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
-    view_methods=frozenset(
-        {
-            "commit",
-            "committed",
-            "position",
-            "seek",
-            "seek_to_beginning",
-            "seek_to_end",
-            "assignment",
-            "pause",
-            "resume",
-            "paused",
-            "beginning_offsets",
-            "end_offsets",
-            "offsets_for_times",
-            "partitions_for_topic",
-            "topics",
-            "highwater",
-            "last_stable_offset",
-        }
-    ),
+    view_methods=_JAVA_STYLE_VIEW | {"last_stable_offset"},
     coroutine_methods=frozenset(
         {
             "commit",
@@ -209,22 +176,7 @@ CONFLUENT = ClientFacts(
     guard_module="rebalance_guard.confluent_kafka",
     guard_consumer_classes=frozenset({"Consumer"}),
     guard_registration="subscribe",
-    view_methods=frozenset(
-        {
-            "commit",
-            "committed",
-            "position",
-            "seek",
-            "assignment",
-            "pause",
-            "resume",
-            "get_watermark_offsets",
-            "offsets_for_times",
-            "list_topics",
-            "consumer_group_metadata",
-            "memberid",
-        }
-    ),
+    view_methods=_CONFLUENT_VIEW | {"memberid"},
     coroutine_methods=frozenset(),
     io_thread_blocking=frozenset(),
     async_callbacks=False,
@@ -244,21 +196,7 @@ CONFLUENT_AIO = ClientFacts(
     guard_module="rebalance_guard.confluent_kafka_aio",
     guard_consumer_classes=frozenset(),
     guard_registration="subscribe",
-    view_methods=frozenset(
-        {
-            "commit",
-            "committed",
-            "position",
-            "seek",
-            "assignment",
-            "pause",
-            "resume",
-            "get_watermark_offsets",
-            "offsets_for_times",
-            "list_topics",
-            "consumer_group_metadata",
-        }
-    ),
+    view_methods=_CONFLUENT_VIEW,
     coroutine_methods=frozenset(
         {
             "assign",
