@@ -75,9 +75,9 @@ def guard_member(qualname: str, name: str) -> Client | None:
 
 def consumer_class(qualname: str) -> Client | None:
     """The client of a consumer class such as ``kafka.KafkaConsumer``."""
-    for client, facts in _ANALYSED.items():
-        if any(guard_member(qualname, name) == client for name in facts.guard_consumer_classes):
-            return client  # e.g. rebalance_guard.confluent_kafka.Consumer, a confluent subclass
+    for analysed, facts in _ANALYSED.items():
+        if any(guard_member(qualname, name) == analysed for name in facts.guard_consumer_classes):
+            return analysed  # e.g. rebalance_guard.confluent_kafka.Consumer, a confluent subclass
     top, last = _split(qualname)
     client = _TOP_PACKAGE.get(top)
     if client is not None and last in _ANALYSED[client].consumer_classes:
