@@ -4,6 +4,6 @@ flake8 (``rebalance_lint.flake8_plugin``), ``rebalance-guard check`` and the Spa
 scan all call :func:`check_source`; the rules know nothing about flake8.
 """
 
-from rebalance_lint.api import FileReport, Finding, check_source, mentions_kafka
+from rebalance_lint.api import FileReport, FileStatus, Finding, check_source, mentions_kafka
 
-__all__ = ["FileReport", "Finding", "check_source", "mentions_kafka"]
+__all__ = ["FileReport", "FileStatus", "Finding", "check_source", "mentions_kafka"]
