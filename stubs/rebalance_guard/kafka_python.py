@@ -27,6 +27,34 @@ re-pause in ``on_partitions_assigned``, where a pause persists.
 
 The listener is kept on ``consumer._subscription`` (where kafka-python looks for it), so
 it takes effect from the next poll; ``subscribe()`` without ``listener=`` keeps it.
+
+Revoked partitions are still assigned during ``on_partitions_revoked`` (KIP-1306, Java):
+``assignment()`` lists them, ``position()`` works and a bare ``commit()``/``commit_async()``
+commits their consumed positions. Eager, lost, subscription-change and close revocations in
+kafka-python already run the callback before changing the assignment. kafka-python 3's
+*cooperative* join does not: it drops the revoked partitions first, so a bare ``commit()``
+skipped them and their next owner re-read everything since the last commit (about 50 of 300
+messages per run in a three-member join/leave scenario). The adapter keeps those partitions'
+state in the assignment, marked pending revocation so nothing is fetched for them, until the
+revoked callback returns. During ``on_partitions_lost`` they are gone, as in Java.
+
+kafka-python 3.0.12 also throws away a JoinGroup/SyncGroup result that completes while no
+``poll()`` is waiting for it (a ``poll(timeout_ms)`` that expired mid-join leaves the round
+trip running; the next poll replaces a finished one with a new JoinGroup). The member then
+never applies that generation's assignment: no assigned callback (a joining member waited
+more than 8 s for one while two partitions had no owner), and under cooperative rebalancing
+it keeps fetching partitions the lost generation gave to another member, so both process
+them (the 540 duplicates once seen in CI). While a join is due or in flight, the adapter
+makes the coordinator's part of ``poll()`` wait for it, bounded by kafka-python's own
+JoinGroup timeout (``max(request_timeout_ms, max_poll_interval_ms + 5 s)``): ``poll()`` may
+return later than its timeout during a rebalance, never with a thrown-away assignment.
+
+``async def`` callbacks are refused at registration (TypeError): the view's methods block
+(they are kafka-python's own), which is safe on the worker thread the adapter runs ``def``
+callbacks on but would stall kafka-python 3's IO loop inside a coroutine. Await your own
+asyncio work from a ``def`` callback with ``asyncio.run_coroutine_threadsafe(coro,
+loop).result()``, or register kafka-python's own ``AsyncConsumerRebalanceListener``
+unchanged (it gets no view).
 """
 
 from __future__ import annotations
@@ -269,7 +297,9 @@ def _resolve(listener: object, name: str) -> Callable[..., object]:
     if inspect.iscoroutinefunction(callback):
         raise TypeError(
             f"{type(listener).__name__}.{name}() is async: kafka-python listeners are "
-            f"synchronous (rebalance_guard runs them off kafka-python 3's IO thread); use def"
+            f"synchronous (rebalance_guard runs them off kafka-python 3's IO thread, where the "
+            f"view's blocking commit()/seek() are safe); use def, and for your own asyncio work "
+            f"asyncio.run_coroutine_threadsafe(coro, loop).result()"
         )
     return callback
 
@@ -297,15 +327,19 @@ class _ThreadedGuard:
     committed, position...) while the coroutine waits for the worker to finish.
     """
 
-    def __init__(self, dispatcher: _Dispatcher, net: Any) -> None:
+    def __init__(self, dispatcher: _Dispatcher, net: Any, state: _ConsumerState) -> None:
         self.dispatcher = dispatcher
         self._net = net
+        self._state = state
 
     async def on_partitions_assigned(self, partitions: Any) -> None:
         await self._offload("on_partitions_assigned", partitions)
 
     async def on_partitions_revoked(self, partitions: Any) -> None:
-        await self._offload("on_partitions_revoked", partitions)
+        try:
+            await self._offload("on_partitions_revoked", partitions)
+        finally:  # a cooperative revocation held them in the assignment for the callback
+            self._state.release(partitions)
 
     async def on_partitions_lost(self, partitions: Any) -> None:
         await self._offload("on_partitions_lost", partitions)
@@ -338,18 +372,67 @@ class _ThreadedGuard:
 
 
 class _ConsumerState:
-    """Per-consumer registration: the listener to keep across subscribe(), pending errors."""
+    """Per-consumer registration: the listener to keep across subscribe(), pending errors,
+    and (kafka-python 3) the cooperatively revoked partitions held until their callback ends.
+    """
 
     def __init__(self, consumer: KafkaConsumer) -> None:
         self.listener: object | None = None
         self._pending: Exception | None = None
+        self._held: dict[Any, Any] = {}  # TopicPartition -> its TopicPartitionState
         subscription = consumer._subscription
         coordinator = consumer._coordinator
         self._subscribe = subscription.subscribe
         self._poll = coordinator.poll
+        self._assign_from_subscribed = subscription.assign_from_subscribed
         self._subscription = subscription
+        self._coordinator = coordinator
+        config = coordinator.config
+        # kafka-python's own bound for a JoinGroup round trip (the broker holds it open)
+        self._join_timeout_ms = max(
+            config.get("request_timeout_ms", 30_000),
+            config.get("max_poll_interval_ms", 300_000) + 5_000,
+        )
         subscription.subscribe = self.subscribe
+        subscription.assign_from_subscribed = self.assign_from_subscribed
         coordinator.poll = self.poll
+
+    def assign_from_subscribed(self, assignments: Any) -> None:
+        """kafka-python's own assignment update, keeping cooperatively revoked partitions.
+
+        kafka-python 3's cooperative join drops the partitions it revokes from the assignment
+        *before* it calls ``on_partitions_revoked``, so inside the callback ``assignment()``
+        lacks them, ``position()`` raises and a bare ``commit()`` skips them. Every other
+        path that revokes (eager, lost, subscription change, close) first marks the
+        partitions pending revocation and updates the assignment only after the callback. So
+        a partition dropped here that is not pending revocation is being revoked
+        cooperatively: keep its state (position, pause) in the assignment, marked pending
+        revocation (not fetched), until our revoked callback releases it (KIP-1306, Java).
+        """
+        subscription = self._subscription
+        with subscription._lock:
+            new = set(assignments)
+            revoking = {}
+            if isinstance(subscription.rebalance_listener, _ThreadedGuard):
+                revoking = {
+                    tp: tp_state
+                    for tp, tp_state in subscription.assignment.items()
+                    if tp not in new and not getattr(tp_state, "_pending_revocation", True)
+                }
+            self._assign_from_subscribed(assignments)  # validates first; may raise unchanged
+            for tp, tp_state in revoking.items():
+                tp_state.mark_pending_revocation()
+                subscription.assignment[tp] = tp_state
+            self._held.update(revoking)
+
+    def release(self, partitions: Any = None) -> None:
+        """Drop held partitions (``partitions`` of them, or all) from the assignment."""
+        subscription = self._subscription
+        with subscription._lock:
+            for tp in list(self._held if partitions is None else partitions):
+                tp_state = self._held.pop(tp, None)
+                if tp_state is not None and subscription.assignment.get(tp) is tp_state:
+                    del subscription.assignment[tp]
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         """subscribe() without ``listener=`` keeps the registered listener (KIP-1306)."""
@@ -360,15 +443,38 @@ class _ConsumerState:
             elif self.listener is not None:
                 self._subscription.rebalance_listener = self.listener
 
-    def poll(self, *args: Any, **kwargs: Any) -> Any:
+    def poll(self, timeout_ms: int | None = None) -> Any:
         """The coordinator's poll (the rebalance), then any callback error it produced."""
-        result = self._poll(*args, **kwargs)
+        if timeout_ms is not None and self._joining():
+            timeout_ms = max(timeout_ms, self._join_timeout_ms)
+        try:
+            result = self._poll(timeout_ms=timeout_ms)
+        finally:  # whatever happened, nothing stays held past the rebalance that held it
+            if self._held:
+                self.release()
         pending, self._pending = self._pending, None
         if pending is not None:
             from kafka.errors import KafkaError
 
             raise KafkaError("User rebalance callback throws an error") from pending
         return result
+
+    def _joining(self) -> bool:
+        """kafka-python 3 is (about to be) in a JoinGroup/SyncGroup round trip.
+
+        kafka-python 3.0.12 leaves the round trip running when ``poll(timeout_ms)`` expires,
+        and the next poll replaces a round trip that has *completed* in the meantime with a
+        new JoinGroup: the assignment it brought is thrown away, the member never applies it
+        (no revoked or assigned callback for it; in cooperative mode it keeps fetching
+        partitions that generation gave to another member, so both process them), and the
+        new JoinGroup starts another rebalance that the broker may hold for the whole
+        rebalance timeout. So while a round trip is due or running, poll waits for it.
+        """
+        coordinator = self._coordinator
+        task = getattr(coordinator, "_join_task", False)
+        if task is False:  # kafka-python 2 keeps a finished join's result for the next poll
+            return False
+        return bool(coordinator.need_rejoin() or (task is not None and not task.is_done))
 
     def keep(self, exc: Exception) -> None:
         if self._pending is None:
@@ -418,6 +524,8 @@ def set_rebalance_listener(
         dispatcher = _Dispatcher(consumer, listener, state)
         net = getattr(consumer, "_net", None)
         threaded = hasattr(consumer._coordinator, "_invoke_rebalance_listener_async")
-        registered = _ThreadedGuard(dispatcher, net) if threaded else _InlineGuard(dispatcher)
+        registered = (
+            _ThreadedGuard(dispatcher, net, state) if threaded else _InlineGuard(dispatcher)
+        )
     state.listener = registered
     consumer._subscription.rebalance_listener = registered

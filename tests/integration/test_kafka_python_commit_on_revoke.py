@@ -32,14 +32,15 @@ from tests.integration.kafka_python_support import (
 
 pytestmark = pytest.mark.kafka_python
 
-PARTITIONS = 6
+PARTITIONS = 4
 
 
 class CommitOnRevoke(RebalanceListener):
     """Processes records and commits what it processed when partitions are revoked."""
 
-    def __init__(self, processed: list[int]) -> None:
+    def __init__(self, processed: list[int], bare: bool) -> None:
         self.processed = processed
+        self.bare = bare
         self.next_offsets: dict[TopicPartition, int] = {}
         self.commits = 0
         self.events: list[tuple[str, list[int]]] = []  # for the failure message
@@ -65,7 +66,10 @@ class CommitOnRevoke(RebalanceListener):
     def on_partitions_revoked(self, partitions: Any, consumer: Any) -> None:
         self._event("revoked", partitions)
         offsets = self.offsets(partitions)
-        if offsets:
+        if self.bare:  # KIP-1306's own example: the revoked partitions are still assigned
+            consumer.commit()
+            self.commits += 1
+        elif offsets:
             consumer.commit(offsets)  # a blocking commit, through the view
             self.commits += 1
 
@@ -82,8 +86,11 @@ def leave(group: Fleet, consumer: Any, listener: CommitOnRevoke) -> None:
     consumer.close()  # kafka-python 3 revokes here: the listener commits through the view
 
 
+@pytest.mark.parametrize("commit", ["bare", "explicit"])
 @pytest.mark.parametrize("protocol", ["eager", "cooperative"])
-def test_every_message_processed_once_across_rebalances(broker: Broker, protocol: str) -> None:
+def test_every_message_processed_once_across_rebalances(
+    broker: Broker, protocol: str, commit: str
+) -> None:
     if protocol == "cooperative" and not KP3:
         pytest.skip(COOPERATIVE_REASON)
     topic = broker.create_topic(partitions=PARTITIONS)
@@ -92,7 +99,7 @@ def test_every_message_processed_once_across_rebalances(broker: Broker, protocol
     listeners: list[CommitOnRevoke] = []
 
     def join(group: Fleet) -> Any:
-        listener = CommitOnRevoke(processed)
+        listener = CommitOnRevoke(processed, bare=commit == "bare")
         listeners.append(listener)
         consumer = make_consumer(broker.bootstrap, group_id, protocol)
         set_rebalance_listener(consumer, listener)

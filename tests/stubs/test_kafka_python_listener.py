@@ -311,7 +311,9 @@ def test_async_callbacks_are_refused(broker: Broker) -> None:
 
     consumer = make_consumer(broker.bootstrap, broker.group())
     try:
-        with pytest.raises(TypeError, match=r"AsyncRevoke.on_partitions_revoked\(\) is async"):
+        with pytest.raises(
+            TypeError, match=r"AsyncRevoke.on_partitions_revoked\(\) is async.*use def"
+        ):
             set_rebalance_listener(consumer, AsyncRevoke())
     finally:
         consumer.close(autocommit=False)
