@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,18 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("rebalance_guard", "rebalance_lint", "rebalance_codemods", "rebalance_scan")
 
 
-def _project() -> dict[str, object]:
-    with (ROOT / "pyproject.toml").open("rb") as file:
-        return tomllib.load(file)["project"]  # type: ignore[no-any-return]
-
-
-def _package_dirs() -> dict[str, Path]:
-    with (ROOT / "pyproject.toml").open("rb") as file:
-        setuptools = tomllib.load(file)["tool"]["setuptools"]
-    return {name: ROOT / path for name, path in setuptools["package-dir"].items()}
-
-
-CONSOLE_SCRIPT = str(_project()["scripts"]["rebalance-guard"]).partition(":")[0]  # type: ignore[index]
+with (ROOT / "pyproject.toml").open("rb") as _file:
+    _PYPROJECT = tomllib.load(_file)
+_SETUPTOOLS: dict[str, Any] = _PYPROJECT["tool"]["setuptools"]
+CONSOLE_SCRIPT: str = _PYPROJECT["project"]["scripts"]["rebalance-guard"].partition(":")[0]
 
 
 @dataclass(frozen=True)
@@ -62,13 +55,19 @@ def _in(module: str, package: str) -> bool:
 
 
 def _modules() -> dict[str, Path]:
+    """Every module the distribution installs (``package-dir`` packages and ``py-modules``)."""
+    package_dirs: dict[str, str] = _SETUPTOOLS.get("package-dir", {})
     modules: dict[str, Path] = {}
-    for package, directory in _package_dirs().items():
-        for path in sorted(directory.rglob("*.py")):
-            parts = path.relative_to(directory).with_suffix("").parts
+    for package, directory in package_dirs.items():
+        if not package:
+            continue  # the root directory of top-level modules, handled below
+        for path in sorted((ROOT / directory).rglob("*.py")):
+            parts = path.relative_to(ROOT / directory).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             modules[".".join((package, *parts))] = path
+    for name in _SETUPTOOLS.get("py-modules", []):
+        modules[name] = ROOT / package_dirs.get("", ".") / f"{name}.py"
     return modules
 
 
