@@ -48,7 +48,16 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
 
 * ``commit()`` on the view is synchronous by default (``asynchronous=False``), unlike
   confluent's: an asynchronous commit in ``on_partitions_revoked`` can land after the
-  partition moved. ``commit(asynchronous=True)`` is confluent's commit_async.
+  partition moved. ``commit(asynchronous=True)`` is confluent's commit_async. A bare
+  ``commit()`` with nothing new to commit returns ``[]`` instead of raising ``_NO_OFFSET``.
+
+* Revoked partitions during ``on_partitions_revoked``: librdkafka calls the revocation
+  before it unassigns (eager and cooperative), so they are in ``assignment()``,
+  ``position()`` works and a bare ``commit()`` commits their consumed (stored) offsets; the
+  adapter unassigns them after the callback. The conformance suite checks both protocols.
+  librdkafka knows no position for a partition nothing was consumed from since it was
+  assigned; the view's ``position()`` answers the committed offset there (where consumption
+  resumes, what Java's ``position()`` returns) instead of ``OFFSET_INVALID``.
 
 * Exceptions from a callback propagate out of confluent's callback, so ``poll()`` (or
   ``consume()``, ``close()``) raises them, as confluent does; the adapter has assigned or
@@ -201,11 +210,22 @@ class ConfluentRebalanceView(ExpiringView):
         offsets: list[TopicPartition] | None = None,
         asynchronous: bool = False,
     ) -> list[TopicPartition] | None:
-        """confluent's commit, synchronous unless ``asynchronous=True`` is asked for."""
+        """confluent's commit, synchronous unless ``asynchronous=True`` is asked for.
+
+        A bare synchronous ``commit()`` with nothing consumed since the last commit returns
+        ``[]`` (Java's ``commitSync()`` is a no-op then) where librdkafka raises
+        ``_NO_OFFSET``: a revocation often has nothing new to commit.
+        """
         self._check("commit")
-        result: list[TopicPartition] | None = self._target.commit(
-            message=message, offsets=offsets, asynchronous=asynchronous
-        )
+        try:
+            result: list[TopicPartition] | None = self._target.commit(
+                message=message, offsets=offsets, asynchronous=asynchronous
+            )
+        except KafkaException as exc:
+            bare = message is None and offsets is None and not asynchronous
+            if bare and exc.args and exc.args[0].code() == KafkaError._NO_OFFSET:
+                return []
+            raise
         return result
 
     def seek(self, partition: TopicPartition) -> None:
@@ -222,6 +242,11 @@ class ConfluentRebalanceView(ExpiringView):
             sought = self._seeks.get(_key(partition))
             if sought is not None:
                 partition.offset = sought.offset
+        unknown = [p for p in result if p.offset < 0 and _key(p) not in self._seeks]
+        if unknown:  # nothing consumed since assignment: where it resumes, as Java answers
+            committed = {_key(p): p.offset for p in self._target.committed(unknown)}
+            for partition in unknown:
+                partition.offset = committed.get(_key(partition), partition.offset)
         return result
 
     def assignment(self) -> list[TopicPartition]:

@@ -471,9 +471,9 @@ class _ConsumerState:
         rebalance timeout. So while a round trip is due or running, poll waits for it.
         """
         coordinator = self._coordinator
-        task = getattr(coordinator, "_join_task", False)
-        if task is False:  # kafka-python 2 keeps a finished join's result for the next poll
+        if not hasattr(coordinator, "_join_task"):  # kafka-python 2 keeps a finished result
             return False
+        task = coordinator._join_task
         return bool(coordinator.need_rejoin() or (task is not None and not task.is_done))
 
     def keep(self, exc: Exception) -> None:

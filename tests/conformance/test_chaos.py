@@ -1,0 +1,46 @@
+"""The short chaos run in CI (benchmarks/rebalance_chaos.py): members in separate processes
+join, leave gracefully and (with kills) are SIGKILLed while numbered messages are produced;
+listeners commit on revoke with a bare commit().
+
+Nothing may be lost; without kills nothing may be duplicated; with kills only messages a
+victim processed after its last commit on that partition may repeat.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance.conftest import TARGETS
+from tests.integration.broker import Broker
+
+CHAOS = Path(__file__).resolve().parents[2] / "benchmarks" / "rebalance_chaos.py"
+
+
+def _chaos() -> Any:
+    spec = importlib.util.spec_from_file_location("rebalance_chaos", CHAOS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["graceful", "sigkill"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_short_chaos_run(broker: Broker, target: tuple[str, str], kill: bool) -> None:
+    chaos = _chaos()
+    client, protocol = target
+    reason = chaos.skip_reason(client, protocol)
+    if reason:
+        pytest.skip(reason)
+    result = chaos.run_one(broker, client, protocol, seconds=14, seed=7, kill=kill)
+    assert result.messages > 500, result
+    assert result.changes >= 2, result
+    assert result.lost == 0, result
+    if kill:
+        assert result.unexcused == 0, result
+    else:
+        assert result.duplicated == 0, result
