@@ -40,6 +40,13 @@ attributes, ``consumer._subscription._listener``, ``consumer._coordinator.genera
   exceeded). As Java's coordinator does, the adapter calls ``on_partitions_lost`` instead
   when the member has no generation any more at the time of the revocation; committing there
   would fail anyway.
+* Subscription change (KIP-70). aiokafka's ``subscribe()`` replaces its subscription object
+  at once, so the revocation that follows gets partitions that are no longer assigned:
+  ``position()`` raised ``IllegalStateError`` and a bare ``commit()`` skipped them. The
+  registered ``subscribe`` keeps the replaced assignment for that revocation: on the view
+  ``assignment()`` still lists those partitions, ``position()`` answers from their state
+  and ``commit()`` commits their consumed positions through aiokafka's coordinator (the
+  aiokafka ``commit()`` knows only the new, empty assignment).
 * Protocols. aiokafka implements only the eager rebalance protocol (its assignors are range,
   round-robin and the eager sticky one; there is no cooperative-sticky): every rebalance
   revokes the whole assignment and assigns the whole new one, so the callbacks never see a
@@ -158,19 +165,86 @@ def _forward_coroutine(name: str) -> Any:
     return method
 
 
+async def _nothing() -> None:
+    return None
+
+
 class AIOKafkaRebalanceView(ExpiringView):
     """The runtime :class:`RebalanceConsumer`: aiokafka's permitted methods, until expiry."""
 
-    __slots__ = ("_coroutines", "_held")
+    __slots__ = ("_coroutines", "_held", "_retiring")
 
-    def __init__(self, target: Any, callback: str) -> None:
+    def __init__(self, target: Any, callback: str, retiring: Any = None) -> None:
         super().__init__(target, callback)
         self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
         self._held: set[TopicPartition] = set()  # paused by the adapter, not by the user
+        # The assignment a subscribe() replaced, whose partitions this revocation is about
+        self._retiring = retiring
 
-    commit = _forward_coroutine("commit")
     committed = _forward_coroutine("committed")
-    position = _forward_coroutine("position")
+
+    def _track(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        self._coroutines.append((name, coroutine))
+        return coroutine
+
+    def _retired(self, partitions: Iterable[TopicPartition]) -> set[TopicPartition]:
+        """Partitions only in the replaced assignment (not in the current one)."""
+        if self._retiring is None:
+            return set()
+        return (set(partitions) & set(self._retiring.tps)) - set(self._target.assignment())
+
+    def commit(self, offsets: Any = None) -> Any:
+        """aiokafka's commit; a bare one with nothing assigned is a no-op, as in Java.
+
+        (aiokafka raises ``IllegalStateError`` then, e.g. in the empty revocation of a
+        member's first join.)
+        """
+        self._check("commit")
+        if self._retired(self._retiring.tps if self._retiring is not None else ()):
+            return self._track("commit", self._commit_retiring(offsets))
+        current = self._target._subscription.subscription
+        if offsets is None and (current is None or current.assignment is None):
+            return self._track("commit", _nothing())
+        return self._track("commit", self._target.commit(offsets))
+
+    async def _commit_retiring(self, offsets: Any) -> None:
+        """Commit through the coordinator: aiokafka's commit() knows only the new assignment."""
+        from aiokafka.util import commit_structure_validate
+
+        if offsets is None:
+            offsets = {
+                tp: meta
+                for tp, meta in self._retiring.all_consumed_offsets().items()
+                if tp in self._retired([tp])
+            }
+            current = self._target._subscription.subscription
+            if current is not None and current.assignment is not None:
+                offsets.update(current.assignment.all_consumed_offsets())
+        else:
+            offsets = commit_structure_validate(offsets)
+        if offsets:
+            await self._target._coordinator.commit_offsets(self._retiring, offsets)
+
+    def position(self, partition: TopicPartition) -> Any:
+        self._check("position")
+        if not self._retired([partition]):
+            return self._track("position", self._target.position(partition))
+        return self._track("position", self._retired_position(partition))
+
+    async def _retired_position(self, partition: TopicPartition) -> int | None:
+        state = self._retiring.state_value(partition)
+        if state is not None and state.has_valid_position:
+            return int(state.position)
+        result: int | None = await self._target.committed(partition)
+        return result
+
+    def assignment(self) -> AbstractSet[TopicPartition]:
+        self._check("assignment")
+        current = set(self._target.assignment())
+        if self._retiring is None:
+            return current
+        return current | self._retired(self._retiring.tps)
+
     seek_to_beginning = _forward_coroutine("seek_to_beginning")
     seek_to_end = _forward_coroutine("seek_to_end")
     beginning_offsets = _forward_coroutine("beginning_offsets")
@@ -178,7 +252,6 @@ class AIOKafkaRebalanceView(ExpiringView):
     offsets_for_times = _forward_coroutine("offsets_for_times")
     topics = _forward_coroutine("topics")
     seek = forward("seek")
-    assignment = forward("assignment")
     partitions_for_topic = forward("partitions_for_topic")
     highwater = forward("highwater")
     last_stable_offset = forward("last_stable_offset")
@@ -230,6 +303,7 @@ class _GuardedListener:
     def __init__(self, consumer: AIOKafkaConsumer, listener: RebalanceListener) -> None:
         self._consumer = consumer
         self._listener = listener
+        self.retiring: Any = None  # the assignment a subscribe() just replaced
         self._takes_view = {name: takes_view(getattr(listener, name)) for name in _METHODS}
 
     async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition]) -> None:
@@ -239,10 +313,15 @@ class _GuardedListener:
         # A member without generation was fenced or left the group: its partitions are lost.
         coordinator = self._consumer._coordinator
         lost = bool(revoked) and coordinator is not None and coordinator.generation < 0
-        await self._dispatch("on_partitions_lost" if lost else "on_partitions_revoked", revoked)
+        retiring, self.retiring = self.retiring, None
+        name = "on_partitions_lost" if lost else "on_partitions_revoked"
+        await self._dispatch(name, revoked, None if lost else retiring)
 
-    async def _dispatch(self, name: str, partitions: AbstractSet[TopicPartition]) -> None:
-        view = AIOKafkaRebalanceView(self._consumer, f"{type(self._listener).__name__}.{name}")
+    async def _dispatch(
+        self, name: str, partitions: AbstractSet[TopicPartition], retiring: Any = None
+    ) -> None:
+        label = f"{type(self._listener).__name__}.{name}"
+        view = AIOKafkaRebalanceView(self._consumer, label, retiring)
         try:
             with live(view):
                 try:
@@ -332,9 +411,12 @@ def _subscribe_keeping(consumer: AIOKafkaConsumer, installed: object) -> Callabl
     original = type(consumer).subscribe
 
     def subscribe(topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+        previous = consumer._subscription.subscription
         original(
             consumer, topics, pattern=pattern, listener=installed if listener is None else listener
         )
+        if isinstance(installed, _GuardedListener) and previous is not None:
+            installed.retiring = previous.assignment  # for the revocation that follows
         if listener is not None:  # an explicit listener replaces the registered one
             consumer.__dict__.pop("subscribe", None)
 
