@@ -176,6 +176,14 @@ def worker(args: argparse.Namespace) -> int:
     journal = Journal(args.journal)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())  # graceful leave
+    parent = os.getppid()
+
+    def orphaned() -> None:  # the conductor died: leave too
+        while not stop.wait(1.0):
+            if os.getppid() != parent:
+                stop.set()
+
+    threading.Thread(target=orphaned, daemon=True).start()
     journal.write("START")
     globals()[f"worker_{args.client}"](args, journal, stop)
     journal.write("CLOSED")
@@ -224,7 +232,8 @@ def _spawn(args: Any, client: str, protocol: str, group: str, topic: str, path: 
         sys.executable, __file__, "--worker", "--client", client, "--protocol", protocol,
         "--bootstrap", args.bootstrap, "--group", group, "--topic", topic, "--journal", path,
     ]  # fmt: skip
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(path + ".stderr", "wb") as errors:  # kept next to the journal for diagnosis
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
 
 
 def run_one(
@@ -233,7 +242,7 @@ def run_one(
     rng = random.Random(f"{seed}-{client}-{protocol}")
     topic = broker.create_topic(partitions=PARTITIONS)
     group = broker.group()
-    workdir = tempfile.mkdtemp(prefix="chaos-")
+    workdir = tempfile.mkdtemp(prefix=f"chaos-{client}-{protocol}-")
     args = argparse.Namespace(bootstrap=broker.bootstrap)
     journals: dict[int, str] = {}
     alive: dict[int, Any] = {}
@@ -386,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
     results = run_matrix(args.clients.split(","), args.protocols.split(","), args.seconds,
                          args.seed, args.kill)  # fmt: skip
     return 0 if all(r.lost == 0 and r.unexcused == 0 for r in results) else 1

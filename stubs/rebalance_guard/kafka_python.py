@@ -410,7 +410,7 @@ class _ConsumerState:
         revocation (not fetched), until our revoked callback releases it (KIP-1306, Java).
         """
         subscription = self._subscription
-        with subscription._lock:
+        with self._locked():
             new = set(assignments)
             revoking = {}
             if isinstance(subscription.rebalance_listener, _ThreadedGuard):
@@ -425,10 +425,14 @@ class _ConsumerState:
                 subscription.assignment[tp] = tp_state
             self._held.update(revoking)
 
+    def _locked(self) -> Any:
+        """The subscription's lock (kafka-python 2's SubscriptionState has none)."""
+        return getattr(self._subscription, "_lock", None) or nullcontext()
+
     def release(self, partitions: Any = None) -> None:
         """Drop held partitions (``partitions`` of them, or all) from the assignment."""
         subscription = self._subscription
-        with subscription._lock:
+        with self._locked():
             for tp in list(self._held if partitions is None else partitions):
                 tp_state = self._held.pop(tp, None)
                 if tp_state is not None and subscription.assignment.get(tp) is tp_state:
@@ -436,7 +440,7 @@ class _ConsumerState:
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         """subscribe() without ``listener=`` keeps the registered listener (KIP-1306)."""
-        with getattr(self._subscription, "_lock", None) or nullcontext():
+        with self._locked():
             self._subscribe(topics=topics, pattern=pattern, listener=listener)
             if listener is not None:
                 self.listener = None  # an explicit subscribe(listener=...) wins, as before
