@@ -206,7 +206,7 @@ def main() -> int:
         ruff = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache"]
         ruff += ["--select", "E,F,W", "--exit-zero", "--quiet", str(corpus)]
         ruff_wall, _, _ = timed(ruff, env)
-        cli = [sys.executable, "-m", "rebalance_lint.cli", "check", str(corpus)]
+        cli = [sys.executable, "-m", "rebalance_cli", "check", str(corpus)]
         cli_wall, _, _ = timed(cli)
         print(f"\nruff check --select E,F,W (1 thread):  {ruff_wall:6.2f} s wall  (reference)")
         print(

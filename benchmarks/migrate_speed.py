@@ -123,7 +123,7 @@ def busy_jobs(base: Path, copies: int, repeat: int) -> None:
                     (corpus / f"svc{copy}").mkdir(parents=True)
                     for legacy in sorted(LEGACY.glob("*.py")):
                         shutil.copyfile(legacy, corpus / f"svc{copy}" / legacy.name)
-                cmd = [sys.executable, "-m", "rebalance_lint.cli", "migrate", *flags, "-j", jobs]
+                cmd = [sys.executable, "-m", "rebalance_cli", "migrate", *flags, "-j", jobs]
                 timing, result = timed([*cmd, str(corpus)], ROOT)
                 if result.returncode != (1 if flags else 0):
                     print(result.stderr[-2000:], file=sys.stderr)
@@ -154,7 +154,7 @@ def main() -> int:
               f"({kafka_files} legacy Kafka programs mixed in)")  # fmt: skip
 
         rows: list[tuple[str, Timing]] = []
-        migrate = [sys.executable, "-m", "rebalance_lint.cli", "migrate", "--check"]
+        migrate = [sys.executable, "-m", "rebalance_cli", "migrate", "--check"]
         for jobs in ("1", "2"):
             runs = []
             for _ in range(args.repeat):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["stubs/rebalance_guard", "lint_rules/rebalance_lint", "codemods/rebalance_codemods",
-            "pipeline/rebalance_scan"]  # fmt: skip
+            "pipeline/rebalance_scan", "cli/rebalance_cli"]  # fmt: skip
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

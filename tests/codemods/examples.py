@@ -15,7 +15,7 @@ PROGRAMS = ("kafka_python_consumer.py", "aiokafka_consumer.py", "confluent_consu
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``rebalance-guard ARGS`` in a fresh interpreter, the way a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "rebalance_lint.cli", *args],
+        [sys.executable, "-m", "rebalance_cli", *args],
         cwd=cwd or ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 

@@ -114,7 +114,7 @@ def test_a_run_killed_midway_leaves_every_file_old_or_new(tmp_path: Path) -> Non
     for path in paths:
         path.write_bytes(old)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rebalance_lint.cli", "migrate", "-j", "2", str(tmp_path)],
+        [sys.executable, "-m", "rebalance_cli", "migrate", "-j", "2", str(tmp_path)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120

@@ -25,7 +25,7 @@ Consumer({}).subscribe(["t"], on_revoke=on_revoke, on_lost=None)
 
 def check(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rebalance_lint.cli", "check", *map(str, args)],
+        [sys.executable, "-m", "rebalance_cli", "check", *map(str, args)],
         capture_output=True,
         text=True,
         check=False,

@@ -29,7 +29,7 @@ class Listener(ConsumerRebalanceListener):
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from rebalance_lint.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from rebalance_cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run(
         [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=60
     )

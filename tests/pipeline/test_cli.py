@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow.parquet as pq
 import pytest
 import rebalance_scan
-from rebalance_lint.cli import main
+from rebalance_cli import main
 
 from tests.pipeline.conftest import EXAMPLE_FLEET, ROOT
 from tests.pipeline.helpers import add_bad_files, copy_fleet, finding_keys, run_scan

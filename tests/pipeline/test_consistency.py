@@ -22,7 +22,7 @@ pytestmark = pytest.mark.spark
 
 def _check_json(repos: list[Path]) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "rebalance_lint.cli", "check", "--format", "json", *map(str, repos)],
+        [sys.executable, "-m", "rebalance_cli", "check", "--format", "json", *map(str, repos)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr  # 1: something was found

@@ -1,7 +1,8 @@
-"""``rebalance-guard`` console script: ``check``, ``migrate`` and ``scan`` subcommands.
+"""The ``rebalance-guard`` console script: ``check``, ``rule``, ``migrate`` and ``scan``.
 
-Each subcommand's module is imported only when used, so ``check`` never loads libcst
-and nothing but ``scan`` loads pyspark.
+It lives in a package of its own that no other package imports, so the package graph runs
+one way (stubs <- lint <- codemods <- scan <- this). Each subcommand's module is imported
+only when used: ``check`` never loads libcst and nothing but ``scan`` loads pyspark.
 """
 
 from __future__ import annotations
@@ -9,18 +10,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+USAGE = "usage: rebalance-guard {check,rule,migrate,scan} ..."
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: rebalance-guard {check,migrate,scan} ..."
     if not args or args[0] in {"-h", "--help"}:
-        print(usage)
+        print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
     if command == "check":
         from rebalance_lint.check_command import run as run_check
 
         return run_check(rest)
+    if command == "rule":
+        from rebalance_lint.rule_command import run as run_rule
+
+        return run_rule(rest)
     if command == "migrate":
         from rebalance_codemods.migrate_command import run as run_migrate
 
@@ -29,9 +35,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebalance_scan.scan_command import run as run_scan
 
         return run_scan(rest)
-    print(f"rebalance-guard: unknown command {command!r}\n{usage}", file=sys.stderr)
+    print(f"rebalance-guard: unknown command {command!r}\n{USAGE}", file=sys.stderr)
     return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
