@@ -1,4 +1,7 @@
-"""``rebalance-guard check PATH...``: the KRB rules without flake8, text or JSON output.
+"""``rebalance-guard check PATH...``: the KRB rules without flake8.
+
+``--output-format`` text, json, sarif, github or gitlab (:mod:`rebalance_lint.output_formats`;
+``--format`` is the older spelling); ``--statistics`` prints a count per code instead.
 
 Exit status: 0 nothing found, 1 findings or files that could not be checked, 2 usage error.
 Directories are searched for ``*.py`` without following symlinks out of them; a file that
@@ -8,13 +11,13 @@ cannot be read is reported on its own line and the rest are still checked.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from rebalance_lint.api import FileReport, check_source
+from rebalance_lint.output_formats import RENDERERS, render_statistics
 from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 
 
@@ -24,7 +27,20 @@ def _parser() -> argparse.ArgumentParser:
         description="Check Python files for Kafka rebalance-callback bugs (KRB rules).",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=tuple(RENDERERS),
+        default="text",
+        help="text (default), json, sarif (code scanning), github (annotations), gitlab "
+        "(Code Quality)",
+    )
+    parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per code instead (text or json)",
+    )
     parser.add_argument(
         "--select",
         type=_codes,
@@ -63,13 +79,21 @@ def run(argv: Sequence[str]) -> int:
         args = _parser().parse_args(list(argv))
     except SystemExit as exc:  # argparse already printed the usage message
         return 0 if exc.code == 0 else 2
+    if args.statistics and args.output_format not in {"text", "json"}:
+        sys.stderr.write("rebalance-guard check: --statistics prints text or json only\n")
+        return 2
     results: list[dict[str, object]] = []
     checked = skipped = findings = problems = 0
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():
             results.append(
-                {"path": given, "status": "unreadable", "reason": "no such file or directory"}
+                {
+                    "path": given,
+                    "status": "unreadable",
+                    "reason": "no such file or directory",
+                    "findings": [],
+                }
             )
             problems += 1
             continue
@@ -78,7 +102,12 @@ def run(argv: Sequence[str]) -> int:
             checked += 1
             if isinstance(report, Unreadable):
                 results.append(
-                    {"path": str(path), "status": report.status, "reason": report.reason}
+                    {
+                        "path": str(path),
+                        "status": report.status,
+                        "reason": report.reason,
+                        "findings": [],
+                    }
                 )
                 problems += 1
                 continue
@@ -106,23 +135,12 @@ def run(argv: Sequence[str]) -> int:
         "findings": findings,
         "files_not_checked": problems,
     }
-    if args.format == "json":
-        json.dump({"files": results, "summary": summary}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+    if args.statistics:
+        sys.stdout.write(render_statistics(results, args.output_format))
     else:
-        _print_text(results, summary)
-    return 1 if findings or problems else 0
-
-
-def _print_text(results: list[dict[str, object]], summary: dict[str, int]) -> None:
-    out = sys.stdout
-    for result in results:
-        if result["status"] != "ok":
-            out.write(f"{result['path']}: {result['status']}: {result['reason']}\n")
-        for f in result.get("findings", []):  # type: ignore[attr-defined]
-            out.write(f"{result['path']}:{f['line']}:{f['col'] + 1}: {f['code']} {f['message']}\n")
-    if summary["findings"] or summary["files_not_checked"]:
+        sys.stdout.write(RENDERERS[args.output_format](results, summary))
+    if args.output_format == "text" and (findings or problems):
         sys.stderr.write(
-            f"{summary['findings']} finding(s) in {summary['files_checked']} file(s); "
-            f"{summary['files_not_checked']} file(s) could not be checked\n"
+            f"{findings} finding(s) in {checked} file(s); {problems} file(s) could not be checked\n"
         )
+    return 1 if findings or problems else 0
