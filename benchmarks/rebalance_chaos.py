@@ -132,6 +132,43 @@ def worker_confluent_kafka(
     consumer.close()
 
 
+def worker_confluent_raw(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:
+    """Control: plain confluent callbacks, no rebalance_guard (``--clients confluent_raw``)."""
+    from confluent_kafka import Consumer, KafkaException
+
+    def on_assign(consumer: Any, partitions: Any) -> None:
+        journal.write("EVT", "assigned", _parts(partitions) or "-")
+
+    def on_revoke(consumer: Any, partitions: Any) -> None:
+        journal.write("EVT", "revoked", _parts(partitions) or "-")
+        try:
+            for tp in consumer.commit(asynchronous=False) or []:
+                if tp.partition in {p.partition for p in partitions}:
+                    journal.write("COMMIT", tp.partition, tp.offset)
+        except KafkaException:  # nothing consumed since the last commit
+            pass
+
+    def on_lost(consumer: Any, partitions: Any) -> None:
+        journal.write("EVT", "lost", _parts(partitions) or "-")
+
+    strategy = "cooperative-sticky" if args.protocol == "cooperative" else "range"
+    consumer = Consumer(
+        {
+            "bootstrap.servers": args.bootstrap, "group.id": args.group,
+            "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
+        }
+    )  # fmt: skip
+    consumer.subscribe([args.topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    while not stop.is_set():
+        message = consumer.poll(0.1)
+        if message is None or message.error() is not None:
+            continue
+        value = message.value() or b"-1"
+        journal.write("PROC", int(value), message.partition(), message.offset())
+    consumer.close()
+
+
 def worker_aiokafka(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:
     import asyncio
 

@@ -9,6 +9,7 @@ victim processed after its last commit on that partition may repeat.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,11 @@ CHAOS = Path(__file__).resolve().parents[2] / "benchmarks" / "rebalance_chaos.py
 def _chaos() -> Any:
     spec = importlib.util.spec_from_file_location("rebalance_chaos", CHAOS)
     assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
     return module
 
 
