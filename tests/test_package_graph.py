@@ -13,7 +13,6 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,7 +23,8 @@ LAYERS = ("rebalance_guard", "rebalance_lint", "rebalance_codemods", "rebalance_
 
 with (ROOT / "pyproject.toml").open("rb") as _file:
     _PYPROJECT = tomllib.load(_file)
-_SETUPTOOLS: dict[str, Any] = _PYPROJECT["tool"]["setuptools"]
+#: The wheel's package folders (hatchling): each installs under its folder's name.
+_PACKAGE_FOLDERS: list[str] = _PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
 CONSOLE_SCRIPT: str = _PYPROJECT["project"]["scripts"]["rebalance-guard"].partition(":")[0]
 
 
@@ -55,19 +55,15 @@ def _in(module: str, package: str) -> bool:
 
 
 def _modules() -> dict[str, Path]:
-    """Every module the distribution installs (``package-dir`` packages and ``py-modules``)."""
-    package_dirs: dict[str, str] = _SETUPTOOLS.get("package-dir", {})
+    """Every module the distribution installs (the wheel's package folders)."""
     modules: dict[str, Path] = {}
-    for package, directory in package_dirs.items():
-        if not package:
-            continue  # the root directory of top-level modules, handled below
-        for path in sorted((ROOT / directory).rglob("*.py")):
-            parts = path.relative_to(ROOT / directory).with_suffix("").parts
+    for folder in _PACKAGE_FOLDERS:
+        directory = ROOT / folder
+        for path in sorted(directory.rglob("*.py")):
+            parts = path.relative_to(directory).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            modules[".".join((package, *parts))] = path
-    for name in _SETUPTOOLS.get("py-modules", []):
-        modules[name] = ROOT / package_dirs.get("", ".") / f"{name}.py"
+            modules[".".join((directory.name, *parts))] = path
     return modules
 
 
