@@ -416,6 +416,10 @@ def _longest_unowned(journals: dict[int, str], killed: dict[int, float]) -> floa
                 owners[p].discard(member)
                 if started and not owners[p] and since[p] is None:
                     since[p] = at
+    end = events[-1][0] if events else 0.0
+    for p in range(PARTITIONS):  # still without an owner at the end
+        if since[p] is not None:
+            longest = max(longest, end - since[p])  # type: ignore[operator]
     return round(longest, 1)
 
 
