@@ -9,6 +9,8 @@ from rebalance_guard import RebalanceViewExpiredError
 from rebalance_guard.kafka_python import KafkaPythonRebalanceView, RebalanceListener
 from rebalance_guard.testing.kafka_python import ListenerHarness
 
+pytestmark = pytest.mark.kafka_python  # run again under kafka-python 2.x by .ci/run
+
 T0, T1, T2 = (TopicPartition("orders", n) for n in range(3))
 
 

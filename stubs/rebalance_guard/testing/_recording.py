@@ -7,6 +7,7 @@ rebalance calls, in which order) is decided once, in :func:`rebalance_steps`.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
@@ -251,3 +252,54 @@ class AsyncDriver(Driver[TP]):
     async def rebalance(self, new_assignment: Iterable[TP]) -> None:
         """One rebalance to ``new_assignment``: eager or cooperative, per ``protocol``."""
         await self._steps(self._plan("rebalance", new_assignment))
+
+
+class PartitionLike(typing.Protocol):
+    topic: str
+    partition: int
+
+
+class JavaStyleConsumer:
+    """The in-memory consumer methods kafka-python and aiokafka spell alike (Java's names).
+
+    ``not_assigned`` is the client's error for a partition the member does not own.
+    """
+
+    not_assigned: type[Exception] = Exception
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+
+    def _called(self, name: str) -> Recording:
+        self.recording.calls.append(name)
+        return self.recording
+
+    def _assigned(self, partition: PartitionLike) -> Key:
+        key = (partition.topic, partition.partition)
+        if key not in self.recording.assigned:
+            raise self.not_assigned(f"No current assignment for partition {partition}")
+        return key
+
+    def _seek_to(self, name: str, table: str, partitions: tuple[PartitionLike, ...]) -> None:
+        rec = self._called(name)
+        offsets: dict[Key, int] = getattr(rec, table)
+        for key in [self._assigned(p) for p in partitions] or list(rec.assigned):
+            rec.seek(key, offsets.get(key, 0))
+
+    def seek(self, partition: PartitionLike, offset: int) -> None:
+        self._called("seek").seek(self._assigned(partition), offset)
+
+    def pause(self, *partitions: PartitionLike) -> None:
+        rec = self._called("pause")
+        rec.paused.update(dict.fromkeys(self._assigned(p) for p in partitions))
+
+    def resume(self, *partitions: PartitionLike) -> None:
+        rec = self._called("resume")
+        for partition in partitions:
+            rec.paused.pop((partition.topic, partition.partition), None)
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return self._called("partitions_for_topic").topics().get(topic)
+
+    def highwater(self, partition: PartitionLike) -> int | None:
+        return self._called("highwater").end.get((partition.topic, partition.partition))

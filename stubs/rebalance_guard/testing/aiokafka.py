@@ -31,6 +31,7 @@ from rebalance_guard.testing._recording import (
     Errors,
     Event,
     Fenced,
+    JavaStyleConsumer,
     Key,
     Protocol,
     Recording,
@@ -43,27 +44,19 @@ def _tp(key: Key) -> TopicPartition:
     return TopicPartition(*key)
 
 
-class RecordingConsumer:
+class RecordingConsumer(JavaStyleConsumer):
     """An in-memory ``AIOKafkaConsumer``: the methods the view forwards to, recorded.
 
     ``_subscription`` and ``_coordinator`` carry just what the runtime adapter reads: whether
     anything is assigned, and the generation (negative once the member lost its partitions).
     """
 
+    not_assigned = IllegalStateError
+
     def __init__(self, recording: Recording) -> None:
-        self.recording = recording
+        super().__init__(recording)
         self._coordinator = SimpleNamespace(generation=1, _pending_exception=None)
         self._subscription = SimpleNamespace(subscription=SimpleNamespace(assignment=None))
-
-    def _called(self, name: str) -> Recording:
-        self.recording.calls.append(name)
-        return self.recording
-
-    def _assigned(self, partition: TopicPartition) -> Key:
-        key = (partition.topic, partition.partition)
-        if key not in self.recording.assigned:
-            raise IllegalStateError(f"No current assignment for partition {partition}")
-        return key
 
     async def commit(self, offsets: Mapping[TopicPartition, Any] | None = None) -> None:
         rec = self._called("commit")
@@ -84,32 +77,16 @@ class RecordingConsumer:
     async def position(self, partition: TopicPartition) -> int:
         return self._called("position").position(self._assigned(partition))
 
-    def seek(self, partition: TopicPartition, offset: int) -> None:
-        self._called("seek").seek(self._assigned(partition), offset)
-
     async def seek_to_beginning(self, *partitions: TopicPartition) -> bool:
-        rec = self._called("seek_to_beginning")
-        for key in [self._assigned(p) for p in partitions] or list(rec.assigned):
-            rec.seek(key, rec.beginning.get(key, 0))
+        self._seek_to("seek_to_beginning", "beginning", partitions)
         return True
 
     async def seek_to_end(self, *partitions: TopicPartition) -> bool:
-        rec = self._called("seek_to_end")
-        for key in [self._assigned(p) for p in partitions] or list(rec.assigned):
-            rec.seek(key, rec.end.get(key, 0))
+        self._seek_to("seek_to_end", "end", partitions)
         return True
 
     def assignment(self) -> frozenset[TopicPartition]:
         return frozenset(_tp(k) for k in self._called("assignment").assigned)
-
-    def pause(self, *partitions: TopicPartition) -> None:
-        rec = self._called("pause")
-        rec.paused.update(dict.fromkeys(self._assigned(p) for p in partitions))
-
-    def resume(self, *partitions: TopicPartition) -> None:
-        rec = self._called("resume")
-        for partition in partitions:
-            rec.paused.pop((partition.topic, partition.partition), None)
 
     def paused(self) -> frozenset[TopicPartition]:
         return frozenset(_tp(k) for k in self._called("paused").paused)
@@ -131,14 +108,8 @@ class RecordingConsumer:
         self._called("offsets_for_times")
         return dict.fromkeys(timestamps)
 
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        return self._called("partitions_for_topic").topics().get(topic)
-
     async def topics(self) -> set[str]:
         return set(self._called("topics").topics())
-
-    def highwater(self, partition: TopicPartition) -> int | None:
-        return self._called("highwater").end.get((partition.topic, partition.partition))
 
     def last_stable_offset(self, partition: TopicPartition) -> int | None:
         return self._called("last_stable_offset").end.get((partition.topic, partition.partition))

@@ -29,6 +29,7 @@ from rebalance_guard.testing._recording import (
     Errors,
     Event,
     Fenced,
+    JavaStyleConsumer,
     Key,
     Protocol,
     Recording,
@@ -47,26 +48,14 @@ def _offset_and_metadata(offset: int) -> OffsetAndMetadata:
     return OffsetAndMetadata(offset, "", -1) if len(fields) == 3 else OffsetAndMetadata(offset, "")
 
 
-class RecordingConsumer:
+class RecordingConsumer(JavaStyleConsumer):
     """An in-memory ``KafkaConsumer``: the methods the view forwards to, recorded.
 
     Nothing else (no ``poll``): the view in front of it decides what a listener may call.
     """
 
     _closed = False
-
-    def __init__(self, recording: Recording) -> None:
-        self.recording = recording
-
-    def _called(self, name: str) -> Recording:
-        self.recording.calls.append(name)
-        return self.recording
-
-    def _assigned(self, partition: TopicPartition) -> Key:
-        key = (partition.topic, partition.partition)
-        if key not in self.recording.assigned:
-            raise IllegalStateError(f"No current assignment for partition {partition}")
-        return key
+    not_assigned = IllegalStateError
 
     def commit(self, offsets: Mapping[TopicPartition, OffsetAndMetadata] | None = None) -> None:
         rec = self._called("commit")
@@ -117,42 +106,20 @@ class RecordingConsumer:
     def position(self, partition: TopicPartition, timeout_ms: int | None = None) -> int:
         return self._called("position").position(self._assigned(partition))
 
-    def seek(self, partition: TopicPartition, offset: int) -> None:
-        self._called("seek").seek(self._assigned(partition), offset)
-
     def seek_to_beginning(self, *partitions: TopicPartition) -> None:
-        rec = self._called("seek_to_beginning")
-        for key in [self._assigned(p) for p in partitions] or list(rec.assigned):
-            rec.seek(key, rec.beginning.get(key, 0))
+        self._seek_to("seek_to_beginning", "beginning", partitions)
 
     def seek_to_end(self, *partitions: TopicPartition) -> None:
-        rec = self._called("seek_to_end")
-        for key in [self._assigned(p) for p in partitions] or list(rec.assigned):
-            rec.seek(key, rec.end.get(key, 0))
+        self._seek_to("seek_to_end", "end", partitions)
 
     def assignment(self) -> set[TopicPartition]:
         return {_tp(k) for k in self._called("assignment").assigned}
 
-    def pause(self, *partitions: TopicPartition) -> None:
-        rec = self._called("pause")
-        rec.paused.update(dict.fromkeys(self._assigned(p) for p in partitions))
-
-    def resume(self, *partitions: TopicPartition) -> None:
-        rec = self._called("resume")
-        for partition in partitions:
-            rec.paused.pop((partition.topic, partition.partition), None)
-
     def paused(self) -> set[TopicPartition]:
         return {_tp(k) for k in self._called("paused").paused}
 
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        return self._called("partitions_for_topic").topics().get(topic)
-
     def topics(self) -> set[str]:
         return set(self._called("topics").topics())
-
-    def highwater(self, partition: TopicPartition) -> int | None:
-        return self._called("highwater").end.get((partition.topic, partition.partition))
 
     def beginning_offsets(
         self, partitions: Iterable[TopicPartition], timeout_ms: int | None = None
