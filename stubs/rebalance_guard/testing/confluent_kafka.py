@@ -17,14 +17,13 @@ with ``_STATE``, as librdkafka refuses it). A commit of lost partitions raises
     harness.revoke([tp])
     assert harness.committed == {tp: 42}
 
-``TopicPartition`` has no hash in confluent-kafka; this harness's dictionaries and sets use
-``(topic, partition)`` tuples where confluent cannot (``committed``, ``commits``, ``paused``,
-``assignment`` return ``{(topic, partition): offset}`` and sets of tuples).
+``TopicPartition`` has no hash in confluent-kafka, so the harness takes partitions either as
+``TopicPartition`` or as ``(topic, partition)`` tuples, and its results (``committed``,
+``commits``, ``seeks``, ``paused``, ``assignment``) are keyed by tuples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
@@ -194,7 +193,7 @@ class RecordingConsumer:
         return "harness-member"
 
 
-class ListenerHarness(SyncDriver[TopicPartition]):
+class ListenerHarness(SyncDriver[TopicPartition | Key]):
     """Runs one listener's rebalances the way ``set_rebalance_listener`` runs them.
 
     ``protocol``: ``"eager"`` (range, roundrobin) or ``"cooperative"`` (cooperative-sticky,
@@ -210,36 +209,12 @@ class ListenerHarness(SyncDriver[TopicPartition]):
         self._adapter = _Adapter(cooperative=protocol == "cooperative")
         self._adapter.set_listener(listener)
 
-    def to_key(self, partition: TopicPartition) -> Key:
-        return _key(partition)
+    def to_key(self, partition: TopicPartition | Key) -> Key:
+        return partition if isinstance(partition, tuple) else _key(partition)
 
-    def from_key(self, key: Key) -> TopicPartition:
-        return _tp(key)
-
-    # confluent's TopicPartition is unhashable: results keyed by (topic, partition)
-    @property
-    def commits(self) -> list[dict[Key, int]]:  # type: ignore[override]
-        return [dict(c) for c in self.recording.commits]
-
-    @property
-    def committed(self) -> dict[Key, int]:  # type: ignore[override]
-        return dict(self.recording.committed)
-
-    @property
-    def seeks(self) -> list[tuple[Key, int]]:  # type: ignore[override]
-        return list(self.recording.seeks)
-
-    @property
-    def paused(self) -> set[Key]:  # type: ignore[override]
-        return set(self.recording.paused)
-
-    @property
-    def assignment(self) -> set[Key]:  # type: ignore[override]
-        return set(self.recording.assigned)
-
-    def _set(self, table: dict[Key, int], offsets: Mapping[Any, int]) -> None:
-        """Offsets keyed by ``(topic, partition)`` (``TopicPartition`` cannot be a key)."""
-        table.update({(str(k[0]), int(k[1])): int(o) for k, o in offsets.items()})
+    def from_key(self, key: Key) -> TopicPartition | Key:
+        """Results are keyed by ``(topic, partition)``: confluent's TopicPartition is unhashable."""
+        return key
 
     def _step(self, event: Event, keys: list[Key]) -> None:
         partitions = [_tp(k) for k in keys]
