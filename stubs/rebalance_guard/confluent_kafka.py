@@ -56,8 +56,8 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   ``position()`` works and a bare ``commit()`` commits their consumed (stored) offsets; the
   adapter unassigns them after the callback. The conformance suite checks both protocols.
   librdkafka knows no position for a partition nothing was consumed from since it was
-  assigned; the view's ``position()`` answers the committed offset there (where consumption
-  resumes, what Java's ``position()`` returns) instead of ``OFFSET_INVALID``.
+  assigned (``OFFSET_INVALID``); the view keeps that answer rather than block on the broker
+  for the committed offset, and a bare ``commit()`` then has nothing to commit for it.
 
 * Exceptions from a callback propagate out of confluent's callback, so ``poll()`` (or
   ``consume()``, ``close()``) raises them, as confluent does; the adapter has assigned or
@@ -242,11 +242,6 @@ class ConfluentRebalanceView(ExpiringView):
             sought = self._seeks.get(_key(partition))
             if sought is not None:
                 partition.offset = sought.offset
-        unknown = [p for p in result if p.offset < 0 and _key(p) not in self._seeks]
-        if unknown:  # nothing consumed since assignment: where it resumes, as Java answers
-            committed = {_key(p): p.offset for p in self._target.committed(unknown)}
-            for partition in unknown:
-                partition.offset = committed.get(_key(partition), partition.offset)
         return result
 
     def assignment(self) -> list[TopicPartition]:
