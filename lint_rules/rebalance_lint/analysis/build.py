@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from rebalance_lint.analysis.clients import Client, client_listener_base
+from rebalance_lint.analysis.clients import Client, client_listener_base, takes_callbacks
 from rebalance_lint.analysis.collect import (
     Facts,
     FunctionNode,
@@ -111,7 +111,7 @@ class _Builder:
                 label = f"the {role}= lambda" if isinstance(target.func, ast.Lambda) else None
                 callback = self._function_callback(target, reg, label)
                 self._add_kind(callback, ROLE_KINDS[role], "")
-        if reg.client == "confluent" and "on_revoke" in reg.roles and "on_lost" not in reg.roles:
+        if takes_callbacks(reg.client) and "on_revoke" in reg.roles and "on_lost" not in reg.roles:
             target = resolve_function(reg.roles["on_revoke"], reg.scope, self.facts, self.hierarchy)
             if target is not None:
                 self._add_kind(self.callbacks[target.func], "lost", _FALLTHROUGH_CONFLUENT)

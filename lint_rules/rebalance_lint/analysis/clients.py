@@ -14,17 +14,19 @@ from rebalance_guard._client_facts import (
     AIOKAFKA,
     COMMIT_METHODS,
     CONFLUENT,
+    CONFLUENT_AIO,
     KAFKA_PYTHON,
     OMITTED_METHODS,
     ClientFacts,
 )
 
-#: The client APIs the analysis recognises (confluent's AIOConsumer comes with issue 10).
-Client = Literal["kafka_python", "aiokafka", "confluent"]
+#: The client APIs the analysis recognises.
+Client = Literal["kafka_python", "aiokafka", "confluent", "confluent_aio"]
 _ANALYSED: dict[Client, ClientFacts] = {
     "kafka_python": KAFKA_PYTHON,
     "aiokafka": AIOKAFKA,
     "confluent": CONFLUENT,
+    "confluent_aio": CONFLUENT_AIO,
 }
 
 #: rebalance_guard module per client (DESIGN.md: one module per client), without the package.
@@ -33,7 +35,10 @@ GUARD_MODULE: dict[Client, str] = {
     for client, facts in _ANALYSED.items()
 }
 CLIENT_LABEL: dict[Client, str] = {client: facts.name for client, facts in _ANALYSED.items()}
-_TOP_PACKAGE: dict[str, Client] = {facts.package: client for client, facts in _ANALYSED.items()}
+#: The first API per package: confluent's Consumer, not AIOConsumer, stands for confluent_kafka.
+_TOP_PACKAGE: dict[str, Client] = {}
+for _client, _facts in _ANALYSED.items():
+    _TOP_PACKAGE.setdefault(_facts.package, _client)
 _GUARD_BY_MODULE: dict[str, Client] = {module: client for client, module in GUARD_MODULE.items()}
 
 #: Consumer methods KIP-1306 leaves off the view (DESIGN.md "Omitted"); KRB101. The runtime
@@ -44,6 +49,12 @@ KAFKA_PYTHON_BLOCKING = KAFKA_PYTHON.io_thread_blocking
 #: aiokafka consumer methods that are coroutines; KRB106.
 AIOKAFKA_COROUTINES = AIOKAFKA.coroutine_methods
 COMMITS = COMMIT_METHODS
+#: Clients whose consumer methods are coroutines (a dropped call never runs); KRB106.
+COROUTINE_METHODS: dict[Client, frozenset[str]] = {
+    client: facts.coroutine_methods
+    for client, facts in _ANALYSED.items()
+    if facts.coroutine_methods
+}
 
 
 def _split(qualname: str) -> tuple[str, str]:
@@ -79,7 +90,22 @@ def consumer_class(qualname: str) -> Client | None:
         if any(guard_member(qualname, name) == analysed for name in facts.guard_consumer_classes):
             return analysed  # e.g. rebalance_guard.confluent_kafka.Consumer, a confluent subclass
     top, last = _split(qualname)
-    client = _TOP_PACKAGE.get(top)
-    if client is not None and last in _ANALYSED[client].consumer_classes:
-        return client
+    for analysed, facts in _ANALYSED.items():
+        if top == facts.package and last in facts.consumer_classes:
+            return analysed
     return None
+
+
+def takes_callbacks(client: Client | None) -> bool:
+    """Whether the client's ``subscribe()`` takes ``on_assign``/``on_revoke``/``on_lost``."""
+    return client is not None and _ANALYSED[client].registration == "callbacks"
+
+
+def is_confluent(client: Client | None) -> bool:
+    """Either confluent-kafka API (Consumer or AIOConsumer): librdkafka underneath."""
+    return client in ("confluent", "confluent_aio")
+
+
+def wraps_only_keyword_callbacks(client: Client | None) -> bool:
+    """AIOConsumer.subscribe() awaits only callbacks passed by keyword (KRB111)."""
+    return client == "confluent_aio"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from rebalance_lint.analysis.clients import Client, guard_member
+from rebalance_lint.analysis.clients import Client, guard_member, takes_callbacks
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.listeners import Hierarchy
@@ -112,16 +112,16 @@ def _subscribe_site(
             anchor = anchor or kw
     confluent_roles = any(role in ROLE_KINDS for role in roles)
     if confluent_roles:
-        if client not in (None, "confluent"):
+        if client is not None and not takes_callbacks(client):
             return None
-        client = "confluent"
-    elif client == "confluent" and "listener" in roles:
+        client = client or "confluent"
+    elif takes_callbacks(client) and "listener" in roles:
         return None  # not confluent's signature: not a Kafka subscribe we understand
     elif client is None and ("listener" in roles or len(call.args) >= 3):
         if only is False or not (known or "listener" in roles):
             return None  # a subscribe() of something else (pub/sub, RxPY, ...)
         client = only if isinstance(only, str) else None
-    if client == "confluent":
+    if takes_callbacks(client):
         for role, arg in zip(_CONFLUENT_POSITIONAL, call.args[1:], strict=False):
             roles.setdefault(role, arg)
             anchor = anchor or arg
