@@ -1,13 +1,22 @@
-"""KRB106: an aiokafka consumer coroutine called and dropped inside a callback."""
+"""KRB106 and KRB111: consumer coroutines and coroutine callbacks that nothing awaits.
+
+When an AIOConsumer coroutine is both dropped and wrong to call, one code fires: an
+omitted method (``poll``, ``close``, ``subscribe``, ``assign``...) is KRB101/KRB110 whether
+awaited or not (the fix is to remove it, not to await it); any other dropped coroutine is
+KRB106, and KRB103/KRB104 stay quiet about a ``commit()`` that never runs.
+"""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.clients import AIOKAFKA_COROUTINES
-from rebalance_lint.analysis.model import Analysis, Callback
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+from rebalance_lint.analysis.clients import (
+    FORBIDDEN,
+    wraps_only_keyword_callbacks,
+)
+from rebalance_lint.analysis.model import Analysis, Callback, Registration
+from rebalance_lint.rules.rule import Hit, Rule, consumer_method, dropped_coroutine
 
 COROUTINE_NOT_AWAITED = Rule(
     code="KRB106",
@@ -18,11 +27,16 @@ COROUTINE_NOT_AWAITED = Rule(
     ),
     rationale=(
         "aiokafka's `commit`, `seek_to_*`, `position`, `committed` and offset queries are "
-        "coroutines. Calling one without `await` creates a coroutine object and drops it: "
-        "nothing is committed or moved, and the only trace is a RuntimeWarning."
+        "coroutines, and every method of confluent-kafka's asyncio `AIOConsumer` is one. "
+        "Calling one without `await` creates a coroutine object and drops it: nothing is "
+        "committed, moved or paused, and the only trace is a RuntimeWarning. A dropped "
+        "AIOConsumer `commit()` is reported here, not as an asynchronous commit (KRB103), "
+        "since it never runs at all; a dropped `poll()`, `close()`, `subscribe()` or "
+        "`assign()` stays KRB101/KRB110, whose fix is to remove the call."
     ),
     fix=(
-        "`await` every aiokafka consumer coroutine; a callback that needs one must be `async def`."
+        "`await` every aiokafka or AIOConsumer coroutine; a callback that needs one must be "
+        "`async def`."
     ),
     invalid=(
         """\
@@ -37,6 +51,16 @@ class Listener(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned):
         pass
+""",
+        """\
+from confluent_kafka.aio import AIOConsumer
+
+async def on_revoke(consumer, partitions):
+    consumer.commit(asynchronous=False)
+
+async def main():
+    consumer = AIOConsumer({"group.id": "g"})
+    await consumer.subscribe(["orders"], on_revoke=on_revoke, on_lost=on_revoke)
 """,
     ),
     valid=(
@@ -53,19 +77,79 @@ class Listener(ConsumerRebalanceListener):
     async def on_partitions_assigned(self, assigned):
         pass
 """,
+        """\
+from confluent_kafka.aio import AIOConsumer
+
+async def on_assign(consumer, partitions):
+    await consumer.pause(partitions)
+
+async def main():
+    consumer = AIOConsumer({"group.id": "g"})
+    await consumer.subscribe(["orders"], on_assign=on_assign)
+""",
     ),
 )
+
+POSITIONAL_COROUTINE_CALLBACK = Rule(
+    code="KRB111",
+    name="positional-coroutine-callback",
+    template=(
+        "async def {callback} is passed positionally to AIOConsumer.subscribe() as {role}: "
+        "confluent-kafka wraps only keyword callbacks, so this one is called, never awaited, "
+        "and silently never runs; pass it by keyword ({role}={name}) or register a "
+        "RebalanceListener with rebalance_guard.confluent_kafka_aio"
+    ),
+    rationale=(
+        "confluent-kafka's `AIOConsumer.subscribe()` wraps the `on_assign`, `on_revoke` and "
+        "`on_lost` keyword arguments so that their coroutines are awaited on the event "
+        "loop. Callbacks passed positionally go to the underlying consumer unwrapped: it "
+        "calls the `async def` function, gets a coroutine object and drops it. No offsets "
+        "are committed on revoke and no start offsets set on assign, and the only trace is "
+        "a RuntimeWarning."
+    ),
+    fix=(
+        "Pass the callbacks by keyword (`on_assign=`, `on_revoke=`, `on_lost=`), or "
+        "register a `RebalanceListener` with `rebalance_guard.confluent_kafka_aio`."
+    ),
+    invalid=(
+        """\
+from confluent_kafka.aio import AIOConsumer
+
+async def on_revoke(consumer, partitions):
+    await consumer.commit(asynchronous=False)
+
+async def main():
+    consumer = AIOConsumer({"group.id": "g"})
+    await consumer.subscribe(["orders"], None, on_revoke)
+""",
+    ),
+    valid=(
+        """\
+from confluent_kafka.aio import AIOConsumer
+
+async def on_revoke(consumer, partitions):
+    await consumer.commit(asynchronous=False)
+
+async def main():
+    consumer = AIOConsumer({"group.id": "g"})
+    await consumer.subscribe(["orders"], on_revoke=on_revoke)
+""",
+    ),
+)
+
+_POSITIONAL_ROLES = ("on_assign", "on_revoke", "on_lost")
 
 
 @COROUTINE_NOT_AWAITED.in_callbacks(ast.Expr)
 def coroutine_dropped(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     assert isinstance(node, ast.Expr)
-    if callback.client != "aiokafka" or not isinstance(node.value, ast.Call):
+    if not dropped_coroutine(node.value, callback):
         return
     found = consumer_method(node.value, callback)
-    if found is None or found[0] not in AIOKAFKA_COROUTINES:
-        return
+    assert found is not None
     method = found[0]
+    if callback.client == "confluent_aio" and method in FORBIDDEN:
+        return  # KRB101/KRB110: the call must go, awaited or not
     effect = "commit" if "commit" in method else ("seek" if "seek" in method else "call")
     if isinstance(callback.func, ast.AsyncFunctionDef):
         fix = f"write await {method}(...)"
@@ -74,3 +158,32 @@ def coroutine_dropped(node: ast.AST, callback: Callback, analysis: Analysis) -> 
     yield COROUTINE_NOT_AWAITED.hit(
         node.value, method=method, callback=callback.label, effect=effect, fix=fix
     )
+
+
+@POSITIONAL_COROUTINE_CALLBACK.per_file
+def positional_coroutine(analysis: Analysis) -> Iterator[Hit]:
+    for reg in analysis.registrations:
+        if reg.guard or not wraps_only_keyword_callbacks(reg.client):
+            continue
+        for role, arg in zip(_POSITIONAL_ROLES, reg.call.args[1:], strict=False):
+            callback = _registered_callback(analysis, reg, arg)
+            if callback is not None and isinstance(callback.func, ast.AsyncFunctionDef):
+                yield POSITIONAL_COROUTINE_CALLBACK.hit(
+                    arg,
+                    callback=callback.label,
+                    role=role,
+                    name=ast.unparse(arg),
+                )
+
+
+def _registered_callback(analysis: Analysis, reg: Registration, arg: ast.expr) -> Callback | None:
+    """The callback ``reg`` registers through the positional argument ``arg``."""
+    name = arg.id if isinstance(arg, ast.Name) else getattr(arg, "attr", None)
+    for callback in analysis.callbacks:
+        if reg not in callback.sites or callback.helper:
+            continue
+        if any(expr is arg for expr in callback.partials.values()):
+            return callback
+        if name is not None and getattr(callback.func, "name", None) == name:
+            return callback
+    return None

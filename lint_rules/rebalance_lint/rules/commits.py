@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.clients import COMMITS
+from rebalance_lint.analysis.clients import COMMITS, is_confluent
 from rebalance_lint.analysis.model import Analysis, Callback, Origin
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+from rebalance_lint.rules.rule import Hit, Rule, consumer_method, dropped_coroutine
 
 ASYNC_COMMIT_ON_REVOKE = Rule(
     code="KRB103",
@@ -20,7 +20,8 @@ ASYNC_COMMIT_ON_REVOKE = Rule(
         "Revocation is the last moment this member owns the partitions. An asynchronous "
         "commit returns at once and may reach the broker after the new owner has started "
         "from the previous offset, so records are processed twice. confluent-kafka's bare "
-        "`commit()` is asynchronous by default."
+        "`commit()` is asynchronous by default, and so is `await commit()` on its asyncio "
+        "`AIOConsumer`: the await only hands the request to librdkafka."
     ),
     fix=(
         "Commit synchronously in the revocation callback: `commit()` on kafka-python and "
@@ -111,7 +112,7 @@ def _asynchronous(node: ast.Call, method: str, callback: Callback, origin: Origi
         return "commit(asynchronous=True)" if flag.value is True else None
     if flag is not None:
         return None
-    raw_confluent = callback.client == "confluent" and (
+    raw_confluent = is_confluent(callback.client) and (
         callback.api == "confluent" or origin == "injected"
     )
     return "commit() is asynchronous by default in confluent-kafka" if raw_confluent else None
@@ -122,12 +123,12 @@ def async_commit_on_revoke(node: ast.AST, callback: Callback, analysis: Analysis
     if "revoked" not in callback.kinds:
         return
     found = consumer_method(node, callback)
-    if found is None:
-        return
+    if found is None or dropped_coroutine(node, callback):
+        return  # a commit coroutine never awaited never commits: KRB106's finding
     assert isinstance(node, ast.Call)
     what = _asynchronous(node, found[0], callback, found[1])
     if what is not None:
-        fix = "commit(asynchronous=False)" if callback.client == "confluent" else "commit()"
+        fix = "commit(asynchronous=False)" if is_confluent(callback.client) else "commit()"
         yield ASYNC_COMMIT_ON_REVOKE.hit(node, what=what, callback=callback.label, fix=fix)
 
 
@@ -136,7 +137,7 @@ def commit_on_lost(node: ast.AST, callback: Callback, analysis: Analysis) -> Ite
     if "lost" not in callback.kinds:
         return
     found = consumer_method(node, callback)
-    if found is None or found[0] not in COMMITS:
+    if found is None or found[0] not in COMMITS or dropped_coroutine(node, callback):
         return
     via = callback.lost_via
     if "on_partitions_lost override" in via:

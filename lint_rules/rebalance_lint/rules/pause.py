@@ -61,7 +61,7 @@ consumer.pause(*consumer.assignment())
 _INCREMENTAL_MARKERS = ("ooperative", "group.protocol", "group_protocol")
 #: librdkafka keeps a partition's pause flag across unassign/assign and eager rebalances
 #: (reproduced against the test broker with confluent-kafka 2.16), so its pauses survive.
-_KEEPS_PAUSE = frozenset({"confluent"})
+_KEEPS_PAUSE = frozenset({"confluent", "confluent_aio"})
 
 
 def _same_consumer(a: MethodCall | Registration, b: MethodCall) -> bool:

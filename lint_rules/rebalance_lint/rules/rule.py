@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rebalance_lint.analysis.clients import COROUTINE_METHODS
 from rebalance_lint.analysis.model import Analysis, Callback, Origin, dotted
+from rebalance_lint.analysis.walk import body_nodes
 
 #: The suffix of every message whose finding ``rebalance-guard migrate`` can fix.
 MIGRATE = "(fixable: rebalance-guard migrate)"
@@ -98,3 +100,18 @@ def consumer_method(node: ast.AST, callback: Callback) -> tuple[str, Origin] | N
     if path is None or path not in callback.receivers:
         return None
     return node.func.attr, callback.receivers[path]
+
+
+def dropped_coroutine(node: ast.AST, callback: Callback) -> bool:
+    """A consumer coroutine called as a statement of the callback: created, never awaited.
+
+    KRB106 reports it; the rules about what the call would do (KRB103, KRB104) stay quiet,
+    since the call never happens.
+    """
+    found = consumer_method(node, callback)
+    coroutines = COROUTINE_METHODS.get(callback.client) if callback.client else None
+    if found is None or coroutines is None or found[0] not in coroutines:
+        return False
+    return any(
+        isinstance(stmt, ast.Expr) and stmt.value is node for stmt in body_nodes(callback.func)
+    )
