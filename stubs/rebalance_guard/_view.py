@@ -8,13 +8,14 @@ callback that received it returns. Client modules declare their permitted method
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from rebalance_guard._errors import RebalanceViewExpiredError
+from rebalance_guard._errors import NotAwaitedError, RebalanceViewExpiredError
 
 ViewT = TypeVar("ViewT", bound="ExpiringView")
+AsyncViewT = TypeVar("AsyncViewT", bound="AsyncView")
 
 #: Consumer methods a view never offers (KIP-1306 "omitted"), in every client's vocabulary.
 OMITTED = frozenset(
@@ -29,12 +30,14 @@ OMITTED = frozenset(
 class ExpiringView:
     """Base of every client's view: holds the real consumer and the callback's liveness."""
 
-    __slots__ = ("_callback", "_live", "_target")
+    __slots__ = ("_callback", "_coroutines", "_live", "_target")
 
     def __init__(self, target: Any, callback: str) -> None:
         self._target = target
         self._callback = callback
         self._live = True
+        # Coroutines an AsyncView handed out (here so that views can mix AsyncView in)
+        self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
 
     def _check(self, method: str) -> None:
         if not self._live:
@@ -79,6 +82,60 @@ def live(view: ViewT) -> Iterator[ViewT]:
         yield view
     finally:
         view._expire()
+
+
+class AsyncView(ExpiringView):
+    """A view whose methods return the consumer's coroutines: one never awaited is an error.
+
+    Calling an async method of an asyncio client without ``await`` silently does nothing;
+    the view remembers each coroutine it hands out and :func:`awaited` reports those that
+    never started when the callback ends.
+    """
+
+    __slots__ = ()
+
+    def _track(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        self._coroutines.append((name, coroutine))
+        return coroutine
+
+    def _close_unawaited(self) -> list[str]:
+        """Close coroutines the callback created but never awaited; return their method names."""
+        names = []
+        for name, coroutine in self._coroutines:
+            if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+                coroutine.close()
+                names.append(name)
+        self._coroutines.clear()
+        return names
+
+
+def forward_coroutine(name: str) -> Any:
+    """An :class:`AsyncView` method returning the consumer's coroutine, tracked until awaited."""
+
+    def method(self: AsyncView, *args: Any, **kwargs: Any) -> Any:
+        self._check(name)
+        return self._track(name, getattr(self._target, name)(*args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+@contextmanager
+def awaited(view: AsyncViewT) -> Iterator[AsyncViewT]:
+    """:func:`live` for an :class:`AsyncView`: also raises :class:`NotAwaitedError` at the end
+    for each of its coroutines the callback never awaited (they are closed: nothing may run
+    on an expired view). An exception from the callback itself wins."""
+    with live(view):
+        try:
+            yield view
+        finally:
+            unawaited = view._close_unawaited()
+        if unawaited:
+            raise NotAwaitedError(
+                f"{', '.join(n + '()' for n in unawaited)} on the rebalance view returned a "
+                f"coroutine that {view._callback}() never awaited, so it did not run: write "
+                f"`await consumer.{unawaited[0]}(...)` in an async def callback"
+            )
 
 
 def takes_view(callback: Callable[..., Any]) -> bool:

@@ -59,12 +59,12 @@ working unchanged, whether passed to ``subscribe()`` or to :func:`set_rebalance_
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from rebalance_guard._view import ExpiringView, forward, live, takes_view
+from rebalance_guard._errors import NotAwaitedError
+from rebalance_guard._view import AsyncView, awaited, forward, forward_coroutine, takes_view
 
 if TYPE_CHECKING:
     from aiokafka import AIOKafkaConsumer
@@ -79,10 +79,6 @@ __all__ = [
     "RebalanceListener",
     "set_rebalance_listener",
 ]
-
-
-class NotAwaitedError(RuntimeError):
-    """A coroutine from the view was never awaited, so its commit, seek or query never ran."""
 
 
 #: What ``commit()`` accepts: aiokafka insists on a real ``dict``, which is invariant: a union.
@@ -152,40 +148,22 @@ class RebalanceListener:
         return self.on_partitions_revoked(partitions, consumer)
 
 
-def _forward_coroutine(name: str) -> Any:
-    """A view method returning the consumer's coroutine, remembered to catch a missing await."""
-
-    def method(self: AIOKafkaRebalanceView, *args: Any, **kwargs: Any) -> Any:
-        self._check(name)
-        coroutine = getattr(self._target, name)(*args, **kwargs)
-        self._coroutines.append((name, coroutine))
-        return coroutine
-
-    method.__name__ = method.__qualname__ = name
-    return method
-
-
 async def _nothing() -> None:
     return None
 
 
-class AIOKafkaRebalanceView(ExpiringView):
+class AIOKafkaRebalanceView(AsyncView):
     """The runtime :class:`RebalanceConsumer`: aiokafka's permitted methods, until expiry."""
 
-    __slots__ = ("_coroutines", "_held", "_retiring")
+    __slots__ = ("_held", "_retiring")
 
     def __init__(self, target: Any, callback: str, retiring: Any = None) -> None:
         super().__init__(target, callback)
-        self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
         self._held: set[TopicPartition] = set()  # paused by the adapter, not by the user
         # The assignment a subscribe() replaced, whose partitions this revocation is about
         self._retiring = retiring
 
-    committed = _forward_coroutine("committed")
-
-    def _track(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> Any:
-        self._coroutines.append((name, coroutine))
-        return coroutine
+    committed = forward_coroutine("committed")
 
     def _retired(self, partitions: Iterable[TopicPartition]) -> set[TopicPartition]:
         """Partitions only in the replaced assignment (not in the current one)."""
@@ -245,12 +223,12 @@ class AIOKafkaRebalanceView(ExpiringView):
             return current
         return current | self._retired(self._retiring.tps)
 
-    seek_to_beginning = _forward_coroutine("seek_to_beginning")
-    seek_to_end = _forward_coroutine("seek_to_end")
-    beginning_offsets = _forward_coroutine("beginning_offsets")
-    end_offsets = _forward_coroutine("end_offsets")
-    offsets_for_times = _forward_coroutine("offsets_for_times")
-    topics = _forward_coroutine("topics")
+    seek_to_beginning = forward_coroutine("seek_to_beginning")
+    seek_to_end = forward_coroutine("seek_to_end")
+    beginning_offsets = forward_coroutine("beginning_offsets")
+    end_offsets = forward_coroutine("end_offsets")
+    offsets_for_times = forward_coroutine("offsets_for_times")
+    topics = forward_coroutine("topics")
     seek = forward("seek")
     partitions_for_topic = forward("partitions_for_topic")
     highwater = forward("highwater")
@@ -278,16 +256,6 @@ class AIOKafkaRebalanceView(ExpiringView):
         assigned = self._target.assignment()
         self._target.resume(*(tp for tp in self._held if tp in assigned))
         self._held.clear()
-
-    def _close_unawaited(self) -> list[str]:
-        """Close coroutines the callback created but never awaited; return their method names."""
-        names = []
-        for name, coroutine in self._coroutines:
-            if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
-                coroutine.close()
-                names.append(name)
-        self._coroutines.clear()
-        return names
 
 
 _METHODS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
@@ -323,18 +291,8 @@ class _GuardedListener:
         label = f"{type(self._listener).__name__}.{name}"
         view = AIOKafkaRebalanceView(self._consumer, label, retiring)
         try:
-            with live(view):
-                try:
-                    await self._run(view, name, partitions)
-                finally:
-                    unawaited = view._close_unawaited()
-                if unawaited:
-                    raise NotAwaitedError(
-                        f"{', '.join(n + '()' for n in unawaited)} on the rebalance view "
-                        f"returned a coroutine that {view._callback}() never awaited, so it "
-                        f"did not run: write `await consumer.{unawaited[0]}(...)` in an "
-                        f"async def callback"
-                    )
+            with awaited(view):
+                await self._run(view, name, partitions)
         except Exception as exc:
             self._hand_to_poll_caller(exc)
             raise  # aiokafka logs it, as it always did

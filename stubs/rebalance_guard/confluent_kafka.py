@@ -78,14 +78,22 @@ keep working unchanged, also through :class:`Consumer`.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 import confluent_kafka
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka import KafkaException, TopicPartition
 
-from rebalance_guard._view import ExpiringView, forward, live, takes_view
+from rebalance_guard._confluent_common import (
+    Handler,
+    ProtocolGuess,
+    StagingView,
+    bind,
+    cooperative_config,
+    is_state_error,
+    nothing_to_commit,
+)
+from rebalance_guard._view import forward, live
 
 if TYPE_CHECKING:
     from confluent_kafka import Message
@@ -172,29 +180,14 @@ class RebalanceListener:
         self.on_partitions_revoked(partitions, consumer)
 
 
-_Key = tuple[str, int]
-
-
-def _key(partition: TopicPartition) -> _Key:
-    return (partition.topic, partition.partition)
-
-
-class ConfluentRebalanceView(ExpiringView):
+class ConfluentRebalanceView(StagingView):
     """The runtime :class:`RebalanceConsumer`: confluent's permitted methods, until expiry.
 
     In ``on_partitions_assigned`` seeks and pauses on the incoming partitions are recorded
     for the adapter to apply with the assignment (librdkafka refuses them before it).
     """
 
-    __slots__ = ("_incoming", "_paused", "_seeks")
-
-    def __init__(
-        self, target: Any, callback: str, incoming: list[TopicPartition] | None = None
-    ) -> None:
-        super().__init__(target, callback)
-        self._incoming = {_key(p) for p in incoming or ()}
-        self._seeks: dict[_Key, TopicPartition] = {}
-        self._paused: dict[_Key, None] = {}  # ordered set
+    __slots__ = ()
 
     committed = forward("committed")
     get_watermark_offsets = forward("get_watermark_offsets")
@@ -222,33 +215,23 @@ class ConfluentRebalanceView(ExpiringView):
                 message=message, offsets=offsets, asynchronous=asynchronous
             )
         except KafkaException as exc:
-            bare = message is None and offsets is None and not asynchronous
-            if bare and exc.args and exc.args[0].code() == KafkaError._NO_OFFSET:
+            if nothing_to_commit(exc, message is None and offsets is None and not asynchronous):
                 return []
             raise
         return result
 
     def seek(self, partition: TopicPartition) -> None:
         self._check("seek")
-        if _key(partition) in self._incoming:
-            self._seeks[_key(partition)] = partition
-        else:
+        if not self._stage_seek(partition):
             self._target.seek(partition)
 
     def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         self._check("position")
-        result: list[TopicPartition] = self._target.position(partitions)
-        for partition in result:
-            sought = self._seeks.get(_key(partition))
-            if sought is not None:
-                partition.offset = sought.offset
-        return result
+        return self._staged_positions(self._target.position(partitions))
 
     def assignment(self) -> list[TopicPartition]:
         self._check("assignment")
-        current: list[TopicPartition] = self._target.assignment()
-        owned = {_key(p) for p in current}
-        return current + [TopicPartition(*k) for k in sorted(self._incoming - owned)]
+        return self._with_incoming(self._target.assignment())
 
     def pause(self, partitions: list[TopicPartition]) -> None:
         self._check("pause")
@@ -258,63 +241,9 @@ class ConfluentRebalanceView(ExpiringView):
         self._check("resume")
         self._target.resume(self._hold(partitions, pause=False))
 
-    def _hold(self, partitions: list[TopicPartition], *, pause: bool) -> list[TopicPartition]:
-        """Record (un)pauses of incoming partitions; return the others for the consumer."""
-        others = []
-        for partition in partitions:
-            key = _key(partition)
-            if key not in self._incoming:
-                others.append(partition)
-            elif pause:
-                self._paused[key] = None
-            else:
-                self._paused.pop(key, None)
-        return others
 
-
-_Handler = Callable[[list[TopicPartition], RebalanceConsumer], None]
-_EVENTS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
-
-
-def _bind(listener: RebalanceListener) -> dict[str, tuple[_Handler, str]]:
-    """Each event's handler ``(partitions, view)`` and its label, decided once at registration."""
-    name = type(listener).__name__
-    handlers: dict[str, tuple[_Handler, str]] = {}
-    for event in _EVENTS:
-        method = getattr(listener, event, None)
-        if event == "on_partitions_lost" and (
-            method is None
-            or getattr(type(listener), event, None) is RebalanceListener.on_partitions_lost
-        ):
-            handlers[event] = (handlers["on_partitions_revoked"][0], f"{name}.{event}")
-            continue
-        if not callable(method):
-            raise TypeError(
-                f"listener {name} has no {event}() method: subclass "
-                f"rebalance_guard.confluent_kafka.RebalanceListener"
-            )
-        if inspect.iscoroutinefunction(method):
-            raise TypeError(
-                f"{name}.{event} is async def, but confluent-kafka calls rebalance callbacks "
-                f"synchronously from poll() and cannot await them: make it a plain def"
-            )
-        if takes_view(method):
-            handlers[event] = (method, f"{name}.{event}")
-        else:  # legacy one-argument method
-            handlers[event] = (_without_view(method), f"{name}.{event}")
-    return handlers
-
-
-def _without_view(method: Callable[[list[TopicPartition]], object]) -> _Handler:
-    def handler(partitions: list[TopicPartition], view: RebalanceConsumer) -> None:
-        method(partitions)
-
-    return handler
-
-
-def _is_state_error(exc: KafkaException) -> bool:
-    error = exc.args[0] if exc.args else None
-    return isinstance(error, KafkaError) and error.code() == KafkaError._STATE
+def _bind(listener: RebalanceListener) -> dict[str, tuple[Handler, str]]:
+    return bind(listener, RebalanceListener, __name__, awaitable=False)
 
 
 class _Adapter:
@@ -324,11 +253,11 @@ class _Adapter:
     own default assignment happens), plus what it learned about the rebalance protocol.
     """
 
-    __slots__ = ("_cooperative", "_handlers", "_legacy")
+    __slots__ = ("_handlers", "_legacy", "_protocol")
 
     def __init__(self, cooperative: bool = False) -> None:
-        self._cooperative = cooperative  # a guess until librdkafka confirms it
-        self._handlers: dict[str, tuple[_Handler, str]] | None = None
+        self._protocol = ProtocolGuess(cooperative)  # a guess until librdkafka confirms it
+        self._handlers: dict[str, tuple[Handler, str]] | None = None
         self._legacy: tuple[ConfluentCallback | None, ...] = (None, None, None)
 
     def set_listener(self, listener: RebalanceListener | None) -> None:
@@ -352,13 +281,11 @@ class _Adapter:
         view = ConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
             with live(view):
-                handler(partitions, cast(RebalanceConsumer, view))
+                handler(partitions, view)
         finally:
-            seeks = view._seeks
-            assignment = [seeks.get(_key(p), p) for p in partitions] if seeks else partitions
-            self._change(consumer, assignment, add=True)
+            self._change(consumer, view._assignment_with_offsets(partitions), add=True)
             if view._paused:
-                consumer.pause([TopicPartition(*key) for key in view._paused])
+                consumer.pause(view._staged_pauses())
 
     def on_revoke(
         self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
@@ -378,7 +305,7 @@ class _Adapter:
         handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
         try:
             with live(ConfluentRebalanceView(consumer, label)) as view:
-                handler(partitions, cast(RebalanceConsumer, view))
+                handler(partitions, view)
         finally:
             self._change(consumer, partitions, add=False)
             consumer.resume(partitions)  # librdkafka would keep them paused for next time
@@ -394,33 +321,13 @@ class _Adapter:
         self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], add: bool
     ) -> None:
         """(Un)assign with the call the rebalance protocol accepts, learning which one it is."""
+        guessed, other = self._protocol.calls(consumer, partitions, add)
         try:
-            self._protocol_call(consumer, partitions, add, self._cooperative)
+            guessed()
         except KafkaException as exc:
-            if not _is_state_error(exc):
+            if not is_state_error(exc):
                 raise
-            self._protocol_call(consumer, partitions, add, not self._cooperative)
-            self._cooperative = not self._cooperative
-
-    @staticmethod
-    def _protocol_call(
-        consumer: confluent_kafka.Consumer,
-        partitions: list[TopicPartition],
-        add: bool,
-        cooperative: bool,
-    ) -> None:
-        if cooperative:
-            (consumer.incremental_assign if add else consumer.incremental_unassign)(partitions)
-        elif add:
-            consumer.assign(partitions)
-        else:
-            consumer.unassign()
-
-
-def _cooperative_config(config: Mapping[str, Any]) -> bool:
-    """Whether this configuration selects an incremental (cooperative) rebalance protocol."""
-    strategy = str(config.get("partition.assignment.strategy", ""))
-    return "cooperative" in strategy or str(config.get("group.protocol", "")) == "consumer"
+            other()
 
 
 class Consumer(confluent_kafka.Consumer):
@@ -437,7 +344,7 @@ class Consumer(confluent_kafka.Consumer):
             super().__init__(**kwargs)
         else:
             super().__init__(dict(config), **kwargs)
-        self._rebalance = _Adapter(_cooperative_config({**(config or {}), **kwargs}))
+        self._rebalance = _Adapter(cooperative_config({**(config or {}), **kwargs}))
 
     def subscribe(
         self,

@@ -1,0 +1,178 @@
+"""What confluent-kafka's two consumer APIs share: the sync ``Consumer`` and ``AIOConsumer``.
+
+``rebalance_guard.confluent_kafka`` and ``rebalance_guard.confluent_kafka_aio`` adapt the
+same librdkafka consumer, one called directly, one through asyncio; the staging of seeks and
+pauses in ``on_partitions_assigned``, the listener binding and the protocol guess are the
+same logic and live here. Importing this module imports confluent_kafka (their client).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
+
+from rebalance_guard._view import ExpiringView, takes_view
+
+Key = tuple[str, int]
+#: A bound listener method ``(partitions, view)``; an ``async def`` one returns an awaitable.
+Handler = Callable[[list[TopicPartition], Any], object]
+EVENTS = ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
+
+
+def key(partition: TopicPartition) -> Key:
+    return (partition.topic, partition.partition)
+
+
+class StagingView(ExpiringView):
+    """A view that stages seeks and (un)pauses of the incoming partitions of an assignment.
+
+    librdkafka refuses them before the partitions are assigned, so the adapter applies them
+    with the assignment when the callback ends (:meth:`_assignment_with_offsets`,
+    :meth:`_staged_pauses`); meanwhile ``assignment()`` and ``position()`` show them.
+    """
+
+    __slots__ = ("_incoming", "_paused", "_seeks")
+
+    def __init__(
+        self, target: Any, callback: str, incoming: list[TopicPartition] | None = None
+    ) -> None:
+        super().__init__(target, callback)
+        self._incoming = {key(p) for p in incoming or ()}
+        self._seeks: dict[Key, TopicPartition] = {}
+        self._paused: dict[Key, None] = {}  # ordered set
+
+    def _stage_seek(self, partition: TopicPartition) -> bool:
+        """Record a seek on an incoming partition (True), or leave it to the consumer."""
+        if key(partition) not in self._incoming:
+            return False
+        self._seeks[key(partition)] = partition
+        return True
+
+    def _staged_positions(self, positions: list[TopicPartition]) -> list[TopicPartition]:
+        for partition in positions:
+            sought = self._seeks.get(key(partition))
+            if sought is not None:
+                partition.offset = sought.offset
+        return positions
+
+    def _with_incoming(self, current: list[TopicPartition]) -> list[TopicPartition]:
+        owned = {key(p) for p in current}
+        return current + [TopicPartition(*k) for k in sorted(self._incoming - owned)]
+
+    def _hold(self, partitions: list[TopicPartition], *, pause: bool) -> list[TopicPartition]:
+        """Record (un)pauses of incoming partitions; return the others for the consumer."""
+        others = []
+        for partition in partitions:
+            k = key(partition)
+            if k not in self._incoming:
+                others.append(partition)
+            elif pause:
+                self._paused[k] = None
+            else:
+                self._paused.pop(k, None)
+        return others
+
+    def _assignment_with_offsets(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        """What the adapter assigns after the callback: the staged seeks as start offsets."""
+        seeks = self._seeks
+        return [seeks.get(key(p), p) for p in partitions] if seeks else partitions
+
+    def _staged_pauses(self) -> list[TopicPartition]:
+        return [TopicPartition(*k) for k in self._paused]
+
+
+def nothing_to_commit(exc: KafkaException, bare: bool) -> bool:
+    """librdkafka's ``_NO_OFFSET`` for a bare synchronous commit: Java's no-op commitSync()."""
+    return bare and bool(exc.args) and exc.args[0].code() == KafkaError._NO_OFFSET
+
+
+def is_state_error(exc: KafkaException) -> bool:
+    error = exc.args[0] if exc.args else None
+    return isinstance(error, KafkaError) and error.code() == KafkaError._STATE
+
+
+def bind(
+    listener: object, base: type, module: str, *, awaitable: bool
+) -> dict[str, tuple[Handler, str]]:
+    """Each event's handler ``(partitions, view)`` and its label, decided once at registration.
+
+    ``base`` is the module's ``RebalanceListener``: a listener that keeps its default
+    ``on_partitions_lost`` gets the revoked handler. ``awaitable``: the adapter awaits what
+    the handlers return, so ``async def`` methods are allowed.
+    """
+    name = type(listener).__name__
+    handlers: dict[str, tuple[Handler, str]] = {}
+    for event in EVENTS:
+        method = getattr(listener, event, None)
+        label = f"{name}.{event}"
+        if event == "on_partitions_lost" and (
+            method is None or getattr(type(listener), event, None) is getattr(base, event)
+        ):
+            handlers[event] = (handlers["on_partitions_revoked"][0], label)
+            continue
+        if not callable(method):
+            raise TypeError(
+                f"listener {name} has no {event}() method: subclass {module}.RebalanceListener"
+            )
+        if not awaitable and inspect.iscoroutinefunction(method):
+            raise TypeError(
+                f"{label} is async def, but confluent-kafka calls rebalance callbacks "
+                f"synchronously from poll() and cannot await them: make it a plain def "
+                f"(or use confluent_kafka.aio.AIOConsumer with rebalance_guard.confluent_kafka_aio)"
+            )
+        handlers[event] = (method if takes_view(method) else _without_view(method), label)
+    return handlers
+
+
+def _without_view(method: Callable[[list[TopicPartition]], object]) -> Handler:
+    """A legacy one-argument method ``(partitions)`` called as a handler."""
+
+    def handler(partitions: list[TopicPartition], view: object) -> object:
+        return method(partitions)
+
+    return handler
+
+
+class ProtocolGuess:
+    """Which (un)assign call the rebalance protocol takes: guessed, then learned from librdkafka.
+
+    confluent-kafka does not expose ``rd_kafka_rebalance_protocol()``; the wrong call fails
+    with ``_STATE`` (:func:`is_state_error`), and then the other one is right.
+    """
+
+    __slots__ = ("cooperative",)
+
+    def __init__(self, cooperative: bool = False) -> None:
+        self.cooperative = cooperative
+
+    def calls(
+        self, consumer: Any, partitions: list[TopicPartition], add: bool
+    ) -> tuple[Callable[[], Any], Callable[[], Any]]:
+        """The call to try first, and the one to make (and learn) after a ``_STATE`` refusal."""
+        return (
+            partial(_protocol_call, consumer, partitions, add, self.cooperative),
+            partial(self._learn, consumer, partitions, add),
+        )
+
+    def _learn(self, consumer: Any, partitions: list[TopicPartition], add: bool) -> Any:
+        self.cooperative = not self.cooperative
+        return _protocol_call(consumer, partitions, add, self.cooperative)
+
+
+def _protocol_call(
+    consumer: Any, partitions: list[TopicPartition], add: bool, cooperative: bool
+) -> Any:
+    """The consumer's (un)assign call for the protocol (a coroutine on an AIOConsumer)."""
+    if cooperative:
+        return (consumer.incremental_assign if add else consumer.incremental_unassign)(partitions)
+    return consumer.assign(partitions) if add else consumer.unassign()
+
+
+def cooperative_config(config: Mapping[str, Any]) -> bool:
+    """Whether this configuration selects an incremental (cooperative) rebalance protocol."""
+    strategy = str(config.get("partition.assignment.strategy", ""))
+    return "cooperative" in strategy or str(config.get("group.protocol", "")) == "consumer"
