@@ -17,7 +17,6 @@ import pytest
 from rebalance_guard import _client_facts, _view
 from rebalance_guard._client_facts import (
     CLIENTS,
-    CONFLUENT_AIO,
     CONSUMER_METHODS,
     OMITTED_METHODS,
     SUBSCRIBE_CALLBACKS,
@@ -29,12 +28,7 @@ IDS = [facts.key for facts in ROWS]
 
 
 def _guard_module(facts: ClientFacts) -> ModuleType:
-    try:
-        return importlib.import_module(facts.guard_module)
-    except ModuleNotFoundError as error:
-        if facts is CONFLUENT_AIO and error.name == facts.guard_module:
-            pytest.skip(f"{facts.guard_module} (the AIOConsumer runtime, issue 10) not built yet")
-        raise
+    return importlib.import_module(facts.guard_module)
 
 
 @pytest.mark.parametrize("facts", ROWS, ids=IDS)

@@ -27,13 +27,23 @@ def _modules_after_import(module: str) -> set[str]:
     return {name.split(".")[0] for name in json.loads(out.stdout)}
 
 
+#: Further client modules: rebalance_guard module -> the client package it adapts.
+MORE_MODULES = {"confluent_kafka_aio": "confluent_kafka"}  # confluent's AIOConsumer
+
+
 @pytest.mark.parametrize(
-    "module", ["rebalance_guard", *(f"rebalance_guard.{m}" for m in CLIENT_PACKAGES.values())]
+    "module",
+    [
+        "rebalance_guard",
+        *(f"rebalance_guard.{m}" for m in [*CLIENT_PACKAGES.values(), *MORE_MODULES]),
+    ],
 )
 def test_imports_only_stdlib_and_own_client(module: str) -> None:
     loaded = _modules_after_import(module)
     assert not loaded & set(FORBIDDEN)
-    own_client = next((pkg for pkg, mod in CLIENT_PACKAGES.items() if module.endswith(mod)), None)
+    own_client = MORE_MODULES.get(module.rpartition(".")[2]) or next(
+        (pkg for pkg, mod in CLIENT_PACKAGES.items() if module.endswith(mod)), None
+    )
     other_clients = set(CLIENT_PACKAGES) - {own_client}
     assert not loaded & other_clients, f"{module} imported another client: {loaded & other_clients}"
 

@@ -1,0 +1,381 @@
+"""KIP-1306 rebalance listeners for confluent-kafka's asyncio consumer, ``AIOConsumer``.
+
+``confluent_kafka.aio.AIOConsumer`` calls ``on_assign(consumer, partitions)`` with the whole
+``AIOConsumer``; nothing stops ``await consumer.poll()``, ``close()`` or ``subscribe()`` there,
+a bare ``commit()`` is asynchronous underneath, and forgetting an ``await`` silently drops the
+call. Here callbacks receive ``(partitions, consumer)`` where ``consumer`` is a restricted
+:class:`RebalanceConsumer` view, valid only while the callback runs, whose methods are all
+coroutines (as every ``AIOConsumer`` method is). Listener methods may be ``async def`` or
+``def``, mixed in one listener; a ``def`` method may return an awaitable, which is awaited.
+
+How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
+
+* Callbacks. ``AIOConsumer.subscribe()`` wraps only callbacks passed by keyword: the wrapper
+  runs them on the consumer's event loop (``run_coroutine_threadsafe``) while the ``poll()``/
+  ``consume()`` that triggered them waits in an executor thread, and always awaits them (a
+  plain ``def`` passed by keyword raises ``TypeError``). The adapter passes its own
+  ``async def`` callbacks by keyword, and calls the listener's methods from them. The view's
+  calls and the adapter's own (``assign``...) go through the ``AIOConsumer`` methods, which
+  confluent admits re-entrantly from its callbacks: the consumer's executor needs at least
+  two workers (confluent's own requirement for calls from callbacks; the default is 100).
+
+* Registration: the closest honest equivalent of ``setRebalanceListener``. librdkafka takes
+  rebalance callbacks only in ``subscribe()``, but ``AIOConsumer`` is a Python object, so
+  :func:`set_rebalance_listener` installs the adapter on that one consumer object and
+  shadows its ``subscribe``: every later ``await consumer.subscribe(topics)`` passes the
+  adapter's callbacks, and they look the listener up each time librdkafka calls them. So
+  register before ``subscribe()``; after a subscribe made while a listener was registered you
+  may replace the listener or remove it with ``None``, effective from the next callback.
+  What cannot be done is to attach callbacks to a subscription made before any registration
+  (librdkafka would need a new ``subscribe()``, itself a rebalance; confluent-kafka does not
+  even say whether the consumer is subscribed): such a registration takes effect at the next
+  ``subscribe()``. An explicit ``subscribe(..., on_assign=...)`` replaces the registered
+  listener (last registration wins, as in Java). :func:`subscribe` does both steps at once.
+
+* Seek and pause in ``on_partitions_assigned``. librdkafka has not assigned the partitions
+  yet when ``on_assign`` runs, so a raw ``seek()`` there fails; as in the sync adapter
+  (:mod:`rebalance_guard.confluent_kafka`) the view stages seeks and pauses on the incoming
+  partitions and the adapter assigns them with the staged offsets when the callback ends
+  (also when it raises), then pauses. Eager protocols need ``assign()``/``unassign()``,
+  cooperative-sticky (and KIP-848) ``incremental_assign()``/``incremental_unassign()``;
+  confluent does not expose which one librdkafka runs and ``AIOConsumer`` keeps no
+  configuration, so the adapter assumes eager (librdkafka's default), and after one
+  ``_STATE`` refusal (a warning line in librdkafka's log) uses the other call for good.
+  Pauses on revoked partitions are cleared after the revocation.
+
+* ``commit()`` on the view is synchronous by default (``asynchronous=False``): awaiting it
+  returns once the broker has the offsets. ``commit(asynchronous=True)`` is confluent's
+  commit_async. A bare ``commit()`` with nothing new to commit returns ``[]``.
+
+* Revoked partitions during ``on_partitions_revoked``: librdkafka calls the revocation
+  before it unassigns (eager and cooperative), so they are in ``assignment()``,
+  ``position()`` works and a bare ``await consumer.commit()`` commits their consumed offsets.
+
+* Exceptions from a callback reach the caller of ``poll()``/``consume()`` (or ``close()``):
+  confluent's wrapper re-raises them in the executor thread and librdkafka's callback
+  returns them from the blocked call. The adapter has assigned or unassigned first, so the
+  rebalance completes and later callbacks run.
+
+* A forgotten ``await``: a view method called without ``await`` returns a coroutine that
+  never runs. When the callback ends the view closes such coroutines and raises
+  :class:`NotAwaitedError`, which reaches the poll caller like any callback exception.
+
+* ``on_partitions_lost`` (confluent's ``on_lost``) defaults to ``on_partitions_revoked``.
+
+Legacy one-argument methods ``(self, partitions)`` are called without the view.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+
+from confluent_kafka import KafkaException, TopicPartition
+
+from rebalance_guard._confluent_common import (
+    Handler,
+    ProtocolGuess,
+    StagingView,
+    bind,
+    is_state_error,
+    nothing_to_commit,
+)
+from rebalance_guard._errors import NotAwaitedError
+from rebalance_guard._view import AsyncView, awaited, forward_coroutine
+
+if TYPE_CHECKING:
+    from confluent_kafka import Message
+    from confluent_kafka.admin._metadata import ClusterMetadata
+    from confluent_kafka.aio import AIOConsumer
+
+__all__ = [
+    "AIOConfluentRebalanceView",
+    "NotAwaitedError",
+    "RebalanceConsumer",
+    "RebalanceListener",
+    "set_rebalance_listener",
+    "subscribe",
+]
+
+
+class RebalanceConsumer(Protocol):
+    """What a rebalance callback may do with the AIOConsumer (KIP-1306), in confluent's names.
+
+    Every method is a coroutine: await it inside the callback (the view expires when the
+    callback returns). As on the sync consumer: no ``seek_to_beginning``/``seek_to_end``
+    (seek to ``OFFSET_BEGINNING``/``OFFSET_END``), no ``paused()``, ``get_watermark_offsets``
+    for beginning and end offsets, ``consumer_group_metadata`` for the group metadata
+    (``AIOConsumer`` has no ``memberid()``).
+    """
+
+    @overload
+    async def commit(self, *, asynchronous: Literal[False] = False) -> list[TopicPartition]: ...
+    @overload
+    async def commit(
+        self, *, message: Message[Any, Any], asynchronous: Literal[False] = False
+    ) -> list[TopicPartition]: ...
+    @overload
+    async def commit(
+        self, *, offsets: list[TopicPartition], asynchronous: Literal[False] = False
+    ) -> list[TopicPartition]: ...
+    @overload
+    async def commit(
+        self,
+        *,
+        message: Message[Any, Any] | None = None,
+        offsets: list[TopicPartition] | None = None,
+        asynchronous: Literal[True],
+    ) -> None: ...
+    async def commit(
+        self,
+        *,
+        message: Message[Any, Any] | None = None,
+        offsets: list[TopicPartition] | None = None,
+        asynchronous: bool = False,
+    ) -> list[TopicPartition] | None: ...
+    async def committed(
+        self, partitions: list[TopicPartition], timeout: float = -1
+    ) -> list[TopicPartition]: ...
+    async def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]: ...
+    async def seek(self, partition: TopicPartition) -> None: ...
+    async def assignment(self) -> list[TopicPartition]: ...
+    async def pause(self, partitions: list[TopicPartition]) -> None: ...
+    async def resume(self, partitions: list[TopicPartition]) -> None: ...
+    async def get_watermark_offsets(
+        self, partition: TopicPartition, timeout: float = -1, cached: bool = False
+    ) -> tuple[int, int]: ...
+    async def offsets_for_times(
+        self, partitions: list[TopicPartition], timeout: float = -1
+    ) -> list[TopicPartition]: ...
+    async def list_topics(
+        self, topic: str | None = None, timeout: float = -1
+    ) -> ClusterMetadata: ...
+    async def consumer_group_metadata(self) -> object: ...
+
+
+#: Returned by listener methods: ``None`` from a ``def``, a coroutine from an ``async def``.
+CallbackResult = Awaitable[None] | None
+
+
+class RebalanceListener:
+    """KIP-1306 listener: each method gets the partitions and a view valid during the call.
+
+    Override what you need, with ``async def`` or ``def``. ``on_partitions_lost`` defaults to
+    ``on_partitions_revoked``; override it to skip commits for partitions owned elsewhere.
+    """
+
+    def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
+    ) -> CallbackResult:
+        return None
+
+    def on_partitions_revoked(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
+    ) -> CallbackResult:
+        return None
+
+    def on_partitions_lost(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
+    ) -> CallbackResult:
+        return self.on_partitions_revoked(partitions, consumer)
+
+
+class AIOConfluentRebalanceView(StagingView, AsyncView):
+    """The runtime :class:`RebalanceConsumer` over an ``AIOConsumer``, until expiry.
+
+    Each method checks the view is live when called and returns a coroutine; seeks and
+    pauses on the incoming partitions of an assignment are staged for the adapter.
+    """
+
+    __slots__ = ()
+
+    committed = forward_coroutine("committed")
+    get_watermark_offsets = forward_coroutine("get_watermark_offsets")
+    offsets_for_times = forward_coroutine("offsets_for_times")
+    list_topics = forward_coroutine("list_topics")
+    consumer_group_metadata = forward_coroutine("consumer_group_metadata")
+
+    def commit(
+        self,
+        *,
+        message: Any = None,
+        offsets: list[TopicPartition] | None = None,
+        asynchronous: bool = False,
+    ) -> Any:
+        """confluent's commit, synchronous unless ``asynchronous=True`` is asked for."""
+        self._check("commit")
+        return self._track("commit", self._commit(message, offsets, asynchronous))
+
+    async def _commit(
+        self, message: Any, offsets: list[TopicPartition] | None, asynchronous: bool
+    ) -> list[TopicPartition] | None:
+        try:
+            result: list[TopicPartition] | None = await self._target.commit(
+                message=message, offsets=offsets, asynchronous=asynchronous
+            )
+        except KafkaException as exc:
+            if nothing_to_commit(exc, message is None and offsets is None and not asynchronous):
+                return []
+            raise
+        return result
+
+    def seek(self, partition: TopicPartition) -> Any:
+        self._check("seek")
+        return self._track("seek", self._seek(partition))
+
+    async def _seek(self, partition: TopicPartition) -> None:
+        if not self._stage_seek(partition):
+            await self._target.seek(partition)
+
+    def position(self, partitions: list[TopicPartition]) -> Any:
+        self._check("position")
+        return self._track("position", self._position(partitions))
+
+    async def _position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        return self._staged_positions(await self._target.position(partitions))
+
+    def assignment(self) -> Any:
+        self._check("assignment")
+        return self._track("assignment", self._assignment())
+
+    async def _assignment(self) -> list[TopicPartition]:
+        return self._with_incoming(await self._target.assignment())
+
+    def pause(self, partitions: list[TopicPartition]) -> Any:
+        self._check("pause")
+        return self._track("pause", self._forward_held("pause", partitions, pause=True))
+
+    def resume(self, partitions: list[TopicPartition]) -> Any:
+        self._check("resume")
+        return self._track("resume", self._forward_held("resume", partitions, pause=False))
+
+    async def _forward_held(self, name: str, partitions: list[TopicPartition], pause: bool) -> None:
+        others = self._hold(partitions, pause=pause)
+        if others:
+            await getattr(self._target, name)(others)
+
+
+async def _settle(result: object) -> None:
+    """Await what a listener method returned (a coroutine from ``async def``)."""
+    if inspect.isawaitable(result):
+        await result
+
+
+class _Adapter:
+    """The ``async def`` callbacks AIOConsumer gets; they run the registered listener."""
+
+    __slots__ = ("_handlers", "_protocol")
+
+    def __init__(self, listener: RebalanceListener) -> None:
+        self._protocol = ProtocolGuess()  # eager until librdkafka says otherwise
+        self._handlers: dict[str, tuple[Handler, str]] = {}
+        self.set_listener(listener)
+
+    def set_listener(self, listener: RebalanceListener) -> None:
+        self._handlers = bind(listener, RebalanceListener, __name__, awaitable=True)
+
+    def callbacks(self) -> dict[str, Callable[..., Awaitable[None]]]:
+        """The keyword arguments for ``AIOConsumer.subscribe()``."""
+        return {"on_assign": self.on_assign, "on_revoke": self.on_revoke, "on_lost": self.on_lost}
+
+    async def on_assign(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        handler, label = self._handlers["on_partitions_assigned"]
+        view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
+        try:
+            with awaited(view):
+                await _settle(handler(partitions, view))
+        finally:
+            await self._change(consumer, view._assignment_with_offsets(partitions), add=True)
+            if view._paused:
+                await consumer.pause(view._staged_pauses())
+
+    async def on_revoke(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        await self._revoke(consumer, partitions, "on_partitions_revoked")
+
+    async def on_lost(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        await self._revoke(consumer, partitions, "on_partitions_lost")
+
+    async def _revoke(
+        self, consumer: AIOConsumer, partitions: list[TopicPartition], event: str
+    ) -> None:
+        handler, label = self._handlers[event]
+        try:
+            with awaited(AIOConfluentRebalanceView(consumer, label)) as view:
+                await _settle(handler(partitions, view))
+        finally:
+            await self._change(consumer, partitions, add=False)
+            await consumer.resume(partitions)  # librdkafka would keep them paused for next time
+
+    async def _change(
+        self, consumer: AIOConsumer, partitions: list[TopicPartition], add: bool
+    ) -> None:
+        """(Un)assign with the call the rebalance protocol accepts, learning which one it is."""
+        guessed, other = self._protocol.calls(consumer, partitions, add)
+        try:
+            await guessed()
+        except KafkaException as exc:
+            if not is_state_error(exc):
+                raise
+            await other()
+
+
+#: Where the registered adapter lives on the consumer object (AIOConsumer has a __dict__).
+_ATTRIBUTE = "_rebalance_guard_adapter"
+
+
+def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | None) -> None:
+    """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
+
+    Register before ``consumer.subscribe()``: librdkafka takes the callbacks only there, so
+    the registration makes every later ``subscribe()`` on this consumer pass them. Replacing
+    or removing it after such a subscribe takes effect from the next callback. See the
+    module docstring for why this is the closest honest ``setRebalanceListener``.
+    """
+    from confluent_kafka.aio import AIOConsumer
+
+    if not isinstance(consumer, AIOConsumer):
+        raise TypeError(
+            f"set_rebalance_listener() needs a confluent_kafka.aio.AIOConsumer, got "
+            f"{type(consumer).__module__}.{type(consumer).__name__} (for the sync "
+            f"confluent_kafka.Consumer use rebalance_guard.confluent_kafka)"
+        )
+    if listener is not None and not isinstance(listener, RebalanceListener):
+        raise TypeError(
+            f"listener must be a rebalance_guard.confluent_kafka_aio.RebalanceListener or None, "
+            f"got {type(listener).__name__}"
+        )
+    adapter: _Adapter | None = consumer.__dict__.get(_ATTRIBUTE)
+    if listener is None:
+        if adapter is not None:  # callbacks already given to librdkafka keep running: no-ops
+            adapter.set_listener(RebalanceListener())
+        consumer.__dict__.pop("subscribe", None)
+        return
+    if adapter is None:
+        adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener)
+    else:
+        adapter.set_listener(listener)
+    consumer.__dict__["subscribe"] = _subscribe_with(consumer, adapter)
+
+
+def _subscribe_with(consumer: AIOConsumer, adapter: _Adapter) -> Callable[..., Awaitable[None]]:
+    """``consumer.subscribe`` that passes the adapter's callbacks unless given others."""
+    original = type(consumer).subscribe
+
+    async def subscribe(topics: list[str], *args: Any, **kwargs: Any) -> None:
+        if args or {"on_assign", "on_revoke", "on_lost"} & kwargs.keys():
+            consumer.__dict__.pop("subscribe", None)  # explicit callbacks replace the listener
+            consumer.__dict__.pop(_ATTRIBUTE, None)
+            await original(consumer, topics, *args, **kwargs)
+            return
+        await original(consumer, topics, **kwargs, **adapter.callbacks())
+
+    subscribe.__doc__ = original.__doc__
+    return subscribe
+
+
+async def subscribe(consumer: AIOConsumer, topics: list[str], listener: RebalanceListener) -> None:
+    """Subscribe ``consumer`` to ``topics`` with ``listener``: :func:`set_rebalance_listener`,
+    then ``await consumer.subscribe(topics)``."""
+    set_rebalance_listener(consumer, listener)
+    await consumer.subscribe(topics)
