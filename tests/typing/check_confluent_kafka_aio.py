@@ -40,9 +40,7 @@ async def permitted(consumer: RebalanceConsumer, message: Message[Any, Any]) -> 
     assert_type(await consumer.pause([TP]), None)
     assert_type(await consumer.resume([TP]), None)
     assert_type(await consumer.get_watermark_offsets(TP), tuple[int, int])
-    assert_type(
-        await consumer.get_watermark_offsets(TP, timeout=1.0, cached=True), tuple[int, int]
-    )
+    assert_type(await consumer.get_watermark_offsets(TP, timeout=1.0, cached=True), tuple[int, int])
     assert_type(await consumer.offsets_for_times([TP], timeout=1.0), list[TopicPartition])
     assert_type(await consumer.list_topics("topic", timeout=1.0), ClusterMetadata)
     assert_type(await consumer.consumer_group_metadata(), object)
