@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 
 from rebalance_lint.analysis.build import analyse
+from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.analysis.walk import body_nodes
 from rebalance_lint.noqa import without_suppressed
 from rebalance_lint.report import FileReport, Finding
-from rebalance_lint.rule_table import CALLBACK_CHECKS, FILE_CHECKS
+from rebalance_lint.rule_table import CALLBACK_CHECKS, EFFECT_CHECKS, FILE_CHECKS
 from rebalance_lint.rules.rule import Hit
 from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
 from rebalance_lint.source import Unparsable, load
@@ -20,7 +21,11 @@ from rebalance_lint.source import Unparsable, load
 
 def findings_for_tree(tree: ast.Module, text: str) -> list[Finding]:
     """Every rule's findings for a parsed file, before ``# noqa`` (flake8 applies its own)."""
-    analysis = analyse(tree, text)
+    return findings_for_analysis(analyse(tree, text))
+
+
+def findings_for_analysis(analysis: Analysis) -> list[Finding]:
+    """Every rule's findings for a built analysis (one file, or one file of a repository)."""
     if not (analysis.callbacks or analysis.registrations or analysis.listeners or analysis.pauses):
         return []
     hits: list[Hit] = []
@@ -28,6 +33,9 @@ def findings_for_tree(tree: ast.Module, text: str) -> list[Finding]:
         for node in body_nodes(callback.func):
             for check in CALLBACK_CHECKS.get(type(node), ()):
                 hits.extend(check(node, callback, analysis))
+        for effect in callback.effects:
+            for effect_check in EFFECT_CHECKS:
+                hits.extend(effect_check(effect, callback, analysis))
     for file_check in FILE_CHECKS:
         hits.extend(file_check(analysis))
     return sorted({_finding(hit) for hit in hits})

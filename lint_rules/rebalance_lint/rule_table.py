@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 
 import rebalance_lint.rules as rules_package
-from rebalance_lint.rules.rule import CallbackCheck, FileCheck, Rule
+from rebalance_lint.rules.rule import CallbackCheck, EffectCheck, FileCheck, Rule
 
 
 def _collect() -> tuple[Rule, ...]:
@@ -33,9 +33,13 @@ RULES: tuple[Rule, ...] = _collect()
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
 
 #: Dispatch tables for the engine: node type -> checks run on it inside callback bodies,
-#: and the checks that read a file's whole analysis once.
+#: the checks run on each effect of each callback, and the checks that read a file's whole
+#: analysis once.
 CALLBACK_CHECKS: dict[type[ast.AST], tuple[CallbackCheck, ...]] = {
     node_type: tuple(check for rule in RULES for check in rule.callback_checks.get(node_type, ()))
     for node_type in {node_type for rule in RULES for node_type in rule.callback_checks}
 }
+EFFECT_CHECKS: tuple[EffectCheck, ...] = tuple(
+    check for rule in RULES for check in rule.effect_checks
+)
 FILE_CHECKS: tuple[FileCheck, ...] = tuple(check for rule in RULES for check in rule.file_checks)

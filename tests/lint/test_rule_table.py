@@ -14,7 +14,7 @@ import pytest
 import rebalance_lint.rules as rules_package
 from rebalance_lint import check_source
 from rebalance_lint.docs import drift, readme_table, rule_page
-from rebalance_lint.rule_table import CALLBACK_CHECKS, FILE_CHECKS, RULES
+from rebalance_lint.rule_table import CALLBACK_CHECKS, EFFECT_CHECKS, FILE_CHECKS, RULES
 from rebalance_lint.rules.rule import MIGRATE, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,11 +29,17 @@ def test_every_rule_is_collected_with_its_checks() -> None:
     family_modules = {m.name for m in pkgutil.iter_modules(rules_package.__path__)} - {"rule"}
     defining = set()
     for rule in RULES:
-        checks = [*rule.file_checks, *(c for cs in rule.callback_checks.values() for c in cs)]
+        checks = [
+            *rule.file_checks,
+            *rule.effect_checks,
+            *(c for cs in rule.callback_checks.values() for c in cs),
+        ]
         assert checks, f"{rule.code} has no check"
         defining |= {check.__module__.rpartition(".")[2] for check in checks}
         for check in rule.file_checks:
             assert check in FILE_CHECKS
+        for effect_check in rule.effect_checks:
+            assert effect_check in EFFECT_CHECKS
         for node_type, node_checks in rule.callback_checks.items():
             assert set(node_checks) <= set(CALLBACK_CHECKS[node_type])
     assert defining == family_modules

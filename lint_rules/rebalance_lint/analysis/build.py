@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
 
 from rebalance_lint.analysis.clients import Client, client_listener_base, takes_callbacks
@@ -14,18 +15,21 @@ from rebalance_lint.analysis.collect import (
     positional_params,
 )
 from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.effects import Summaries, owner_path, receiver_path
 from rebalance_lint.analysis.listeners import BaseInfo, Hierarchy
 from rebalance_lint.analysis.model import (
     METHOD_KINDS,
     ROLE_KINDS,
     Analysis,
     Callback,
+    IndirectInjection,
     ListenerClass,
     MethodCall,
     Origin,
     Registration,
     dotted,
 )
+from rebalance_lint.analysis.program import Unit
 from rebalance_lint.analysis.registrations import (
     FunctionTarget,
     find_sites,
@@ -42,46 +46,93 @@ _FALLTHROUGH_CONFLUENT = " (no on_lost= given: confluent delivers lost partition
 
 def analyse(tree: ast.Module, text: str) -> Analysis:
     """Build the shared analysis of one parsed file."""
+    prepared = prepare(tree, text)
+    prepared.finish()
+    return prepared.analysis()
+
+
+def prepare(tree: ast.Module, text: str, path: str = "") -> Prepared:
+    """The first phase: facts, listeners and this file's own registrations, not yet finished.
+
+    Repository mode (:mod:`rebalance_lint.repository`) prepares every file, links the sites
+    whose listener or callbacks live in another file, then finishes each one.
+    """
     facts = collect(tree, text)
     consumers = Consumers(facts)
     hierarchy = Hierarchy(facts)
+    unit = Unit(path, facts, consumers, hierarchy)
     registrations, pauses, subscribes = find_sites(facts, consumers, hierarchy)
-    builder = _Builder(facts, consumers, hierarchy)
+    builder = _Builder(unit)
     for cls, _scope in facts.classes:
         info = hierarchy.info(cls)
         if info is not None:
             builder.listener(cls, info)
     unresolved = [reg for reg in registrations if not builder.register(reg)]
-    builder.finish()
+    return Prepared(text, unit, builder, registrations, pauses, subscribes, unresolved)
 
-    def consumer_of(call: MethodCall) -> tuple[bool, Client | None]:
-        classes = hierarchy.ancestry(call.scope.cls) if call.scope.cls is not None else []
-        func = call.call.func
-        if not isinstance(func, ast.Attribute):
-            return False, None
-        return consumers.client_of(func.value, call.scope, classes)
 
-    return Analysis(
-        text=text,
-        imports=facts.imports,
-        listeners=list(builder.listeners.values()),
-        callbacks=list(builder.callbacks.values()),
-        registrations=registrations,
-        pauses=pauses,
-        subscribes=subscribes,
-        injected=builder.injected(),
-        unresolved=unresolved,
-        consumer_of=consumer_of,
-    )
+@dataclass(eq=False)
+class Prepared:
+    """One file between :func:`prepare` and :meth:`analysis`."""
+
+    text: str
+    unit: Unit
+    builder: _Builder
+    registrations: list[Registration]
+    pauses: list[MethodCall]
+    subscribes: list[MethodCall]
+    unresolved: list[Registration]
+    finished: bool = False
+
+    def link(self, reg: Registration, caller: Unit) -> bool:
+        """Attach a site of another file (``caller``) whose roles name this file's definitions."""
+        return self.builder.register(reg, caller)
+
+    def finish(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self.builder.finish()
+
+    def analysis(self, foreign_callbacks: list[Callback] | None = None) -> Analysis:
+        unit = self.unit
+        hierarchy, consumers = unit.hierarchy, unit.consumers
+
+        def consumer_of(call: MethodCall) -> tuple[bool, Client | None]:
+            classes = hierarchy.ancestry(call.scope.cls) if call.scope.cls is not None else []
+            func = call.call.func
+            if not isinstance(func, ast.Attribute):
+                return False, None
+            return consumers.client_of(func.value, call.scope, classes)
+
+        return Analysis(
+            text=self.text,
+            imports=unit.facts.imports,
+            listeners=list(self.builder.listeners.values()),
+            callbacks=list(self.builder.callbacks.values()),
+            registrations=self.registrations,
+            pauses=self.pauses,
+            subscribes=self.subscribes,
+            injected=self.builder.injected(),
+            unresolved=self.unresolved,
+            consumer_of=consumer_of,
+            indirect=self.builder.indirect(),
+            foreign_callbacks=foreign_callbacks or [],
+            path=unit.path,
+        )
 
 
 class _Builder:
-    def __init__(self, facts: Facts, consumers: Consumers, hierarchy: Hierarchy) -> None:
-        self.facts = facts
-        self.consumers = consumers
-        self.hierarchy = hierarchy
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
+        self.facts = unit.facts
+        self.consumers = unit.consumers
+        self.hierarchy = unit.hierarchy
         self.listeners: dict[ast.ClassDef, ListenerClass] = {}
         self.callbacks: dict[ast.AST, Callback] = {}
+        #: ``listener=self``: a consumer wrapper registered as its own listener
+        self._self_sites: list[tuple[ListenerClass, Registration, ast.Name]] = []
+        #: ``listener.attr = value`` after construction: class -> (attr, assignment target)
+        self._set_after: dict[ast.ClassDef, list[tuple[str, ast.Attribute]]] = {}
 
     # -- listeners and registrations ------------------------------------------------
     def listener(self, cls: ast.ClassDef, info: BaseInfo) -> ListenerClass:
@@ -97,14 +148,18 @@ class _Builder:
             )
         return self.listeners[cls]
 
-    def register(self, reg: Registration) -> bool:
-        """Attach a site to what it registers; False if something registered is not visible."""
+    def register(self, reg: Registration, caller: Unit | None = None) -> bool:
+        """Attach a site to what it registers; False if something registered is not visible.
+
+        ``caller`` is the unit of the site's file when it is another file (repository mode):
+        then only the roles naming this file's definitions are attached.
+        """
         resolved = True
         for role, expr in reg.roles.items():
             if role == "listener":
-                resolved &= self._register_listener(reg, expr)
+                resolved &= self._register_listener(reg, expr, caller)
             else:
-                target = resolve_function(expr, reg.scope, self.facts, self.hierarchy)
+                target = self._function_target(expr, reg, caller)
                 if target is None:
                     resolved = False
                     continue
@@ -112,43 +167,76 @@ class _Builder:
                 callback = self._function_callback(target, reg, label)
                 self._add_kind(callback, ROLE_KINDS[role], "")
         if takes_callbacks(reg.client) and "on_revoke" in reg.roles and "on_lost" not in reg.roles:
-            target = resolve_function(reg.roles["on_revoke"], reg.scope, self.facts, self.hierarchy)
+            target = self._function_target(reg.roles["on_revoke"], reg, caller)
             if target is not None:
                 self._add_kind(self.callbacks[target.func], "lost", _FALLTHROUGH_CONFLUENT)
         return resolved
 
-    def _register_listener(self, reg: Registration, expr: ast.expr) -> bool:
-        cls, instantiation = resolve_listener(expr, reg.scope, self.facts)
-        if cls is None:
+    def _function_target(
+        self, expr: ast.expr, reg: Registration, caller: Unit | None
+    ) -> FunctionTarget | None:
+        if caller is None:
+            return resolve_function(expr, reg.scope, self.facts, self.hierarchy)
+        registered, bound = expr, 0
+        while (
+            isinstance(expr, ast.Call)
+            and expr.args
+            and caller.facts.imports.resolve(expr.func) == "functools.partial"
+        ):
+            bound += len(expr.args) - 1
+            expr = expr.args[0]
+        found = caller.function(reg.scope, expr)
+        if found is None or found[0] is not self.unit:
+            return None
+        return FunctionTarget(found[1], bound, False, registered)
+
+    def _register_listener(self, reg: Registration, expr: ast.expr, caller: Unit | None) -> bool:
+        cls, instantiation = resolve_listener(expr, reg.scope, (caller or self.unit).facts)
+        if caller is not None:
+            found = caller.klass(reg.scope, instantiation.func if instantiation else expr)
+            cls = found[1] if found is not None and found[0] is self.unit else None
+        elif cls is None:
             # A bare client base instance has no callbacks to check: resolved, nothing to do.
             func = expr.func if isinstance(expr, ast.Call) else expr
             qualname = self.facts.imports.resolve(func)
             return bool(qualname and client_listener_base(qualname))
+        if cls is None:
+            return False
         info = self.hierarchy.info(cls) or BaseInfo(
             reg.client, "guard" if reg.guard else "legacy", False, False
         )
         listener = self.listener(cls, info)
         listener.sites.append(reg)
         if instantiation is not None:
-            self._injection_evidence(listener, instantiation, reg)
+            self._injection_evidence(listener, instantiation, reg, caller or self.unit)
+        elif isinstance(expr, ast.Name) and expr.id == reg.scope.self_name:
+            self._self_sites.append((listener, reg, expr))
         return True
 
     def _injection_evidence(
-        self, listener: ListenerClass, call: ast.Call, reg: Registration
+        self, listener: ListenerClass, call: ast.Call, reg: Registration, caller: Unit
     ) -> None:
-        """``L(consumer)`` where ``consumer`` is the subscribing consumer: mark the attribute."""
+        """``L(consumer)``: mark the attribute; ``L(self)`` from an owner: remember its class."""
         init = listener.methods.get("__init__")
-        if init is None or reg.receiver is None:
+        if init is None:
             return
         params = [a.arg for a in positional_params(init)[1:]]
-        passed = {
-            params[i]
-            for i, arg in enumerate(call.args)
-            if i < len(params) and dotted(arg) == reg.receiver
-        } | {kw.arg for kw in call.keywords if kw.arg and dotted(kw.value) == reg.receiver}
+        passed: dict[str, ast.expr] = {
+            params[i]: arg for i, arg in enumerate(call.args) if i < len(params)
+        }
+        passed.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
         for attr, param in _stored_params(init, self.facts):
-            if param in passed:
+            arg = passed.get(param)
+            if arg is None:
+                continue
+            if reg.receiver is not None and dotted(arg) == reg.receiver:
                 self.consumers.mark_attr(listener.node, attr)
+            elif (
+                isinstance(arg, ast.Name)
+                and arg.id == reg.scope.self_name
+                and reg.scope.cls is not None
+            ):  # Listener(self) from the class that owns the consumer
+                self.unit.owners[(listener.node, attr)] = (caller, reg.scope.cls)
 
     def _function_callback(
         self, target: FunctionTarget, reg: Registration, label: str | None
@@ -183,6 +271,7 @@ class _Builder:
 
     # -- callbacks from listener classes, helpers, receivers -------------------------
     def finish(self) -> None:
+        self._attributes_set_after_construction()
         for listener in self.listeners.values():
             for name, kind in METHOD_KINDS.items():
                 method = listener.methods.get(name)
@@ -208,6 +297,28 @@ class _Builder:
         self._follow_helpers()
         for callback in self.callbacks.values():
             callback.receivers = self._receivers(callback)
+        summaries = Summaries(self.unit)
+        for callback in self.callbacks.values():
+            callback.effects = summaries.of_callback(callback)
+
+    def _attributes_set_after_construction(self) -> None:
+        """``listener.stream = stream`` on an instance of a listener class of this file."""
+        for target, value, scope in self.facts.bindings:
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id != scope.self_name
+            ):
+                continue
+            cls, _ = resolve_listener(target.value, scope, self.facts)
+            if cls is None or cls not in self.listeners or isinstance(value, ast.Call):
+                continue
+            self._set_after.setdefault(cls, []).append((target.attr, target))
+            classes = self.hierarchy.ancestry(scope.cls) if scope.cls is not None else []
+            if self.consumers.client_of(value, scope, classes)[0]:
+                self.consumers.mark_attr(cls, target.attr)
+            elif isinstance(value, ast.Name) and value.id == scope.self_name and scope.cls:
+                self.unit.owners[(cls, target.attr)] = (self.unit, scope.cls)
 
     def _follow_helpers(self) -> None:
         todo = list(self.callbacks.values())
@@ -316,6 +427,67 @@ class _Builder:
                 if self.consumers.param_client(arg)[0] or attr in attrs:
                     out.append((listener, arg))
         return out
+
+    def indirect(self) -> list[IndirectInjection]:
+        """Legacy listeners reaching a consumer through an owner, a later attribute, or ``self``."""
+        out: list[IndirectInjection] = []
+        direct = {(listener.node, arg.arg) for listener, arg in self.injected()}
+        for listener in self.listeners.values():
+            if listener.api != "legacy":
+                continue
+            callbacks = [cb for cb in self.callbacks.values() if cb.owner is listener]
+            init = self.facts.methods.get(listener.node, {}).get("__init__")
+            if init is not None:
+                args = {a.arg: a for a in all_params(init)[1:]}
+                for attr, param in _stored_params(init, self.facts):
+                    path = _reached(callbacks, attr)
+                    if path and param in args and (listener.node, param) not in direct:
+                        out.append(
+                            IndirectInjection(listener, "owner", args[param], param, path, "")
+                        )
+            for attr, target in self._set_after.get(listener.node, []):
+                path = _reached(callbacks, attr)
+                if path:
+                    out.append(
+                        IndirectInjection(
+                            listener, "attribute", target, attr, path, f"line {target.lineno}"
+                        )
+                    )
+        for listener, _reg, node in self._self_sites:
+            path = next(
+                (
+                    effect.receiver
+                    for cb in self.callbacks.values()
+                    if cb.owner is listener
+                    for effect in cb.effects
+                    if not effect.via and effect.origin == "injected" and effect.receiver
+                ),
+                None,
+            )
+            if listener.api == "legacy" and path:
+                out.append(
+                    IndirectInjection(listener, "self", node, "self", path, f"line {node.lineno}")
+                )
+        return out
+
+
+def _reached(callbacks: list[Callback], attr: str) -> str | None:
+    """How the callbacks reach a consumer through ``self.attr``: a path or an owner call."""
+    for callback in callbacks:
+        prefix = f"{callback.scope.self_name}.{attr}."
+        for effect in callback.effects:
+            if effect.receiver.startswith(prefix):
+                return effect.receiver
+            if effect.via and effect.via[0].text.startswith(prefix):
+                return effect.via[0].text
+    for callback in callbacks:  # mentioned without a call we know: self._t._ensure_consumer()
+        prefix = f"{callback.scope.self_name}.{attr}."
+        for node in body_nodes(callback.func):
+            if isinstance(node, ast.Attribute | ast.Call):
+                path = receiver_path(node)
+                if path and path.startswith(prefix) and owner_path(path, callback.scope.self_name):
+                    return path
+    return None
 
 
 def _stored_params(init: FunctionNode, facts: Facts) -> list[tuple[str, str]]:

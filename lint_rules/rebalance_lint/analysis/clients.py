@@ -57,6 +57,13 @@ COROUTINE_METHODS: dict[Client, frozenset[str]] = {
 }
 
 
+def guard_name(client: Client | None, name: str) -> str:
+    """``rebalance_guard.kafka_python.<name>``; when the client is not known (a file using both
+    listener clients), every listener client's spelling, never a placeholder."""
+    clients: tuple[Client, ...] = (client,) if client else ("kafka_python", "aiokafka")
+    return " or ".join(f"rebalance_guard.{GUARD_MODULE[c]}.{name}" for c in clients)
+
+
 def _split(qualname: str) -> tuple[str, str]:
     top, _, _ = qualname.partition(".")
     return top, qualname.rpartition(".")[2]

@@ -18,6 +18,9 @@ class ImportMap:
     def __init__(self) -> None:
         self._names: dict[str, str] = {}
         self._aliases: list[tuple[str, ast.expr]] = []
+        #: ``from .mod import name``: local name -> (level, module, name); repository mode
+        #: resolves these to modules of the same repository (they never name a client).
+        self.relative: dict[str, tuple[int, str, str]] = {}
 
     def _bind(self, local: str, qualname: str) -> None:
         previous = self._names.get(local)
@@ -33,7 +36,11 @@ class ImportMap:
 
     def add_import_from(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
-            return  # relative imports cannot name a Kafka client
+            for alias in node.names:  # relative imports cannot name a Kafka client
+                if alias.name != "*":
+                    local = alias.asname or alias.name
+                    self.relative[local] = (node.level, node.module or "", alias.name)
+            return
         for alias in node.names:
             if alias.name != "*":
                 self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
@@ -61,6 +68,10 @@ class ImportMap:
         if not base:
             return None
         return ".".join([base, *reversed(attrs)])
+
+    def qualname(self, name: str) -> str | None:
+        """What a local name was imported as (``pkg.mod.Worker``), if anything."""
+        return self._names.get(name) or None
 
     def imports_package(self, top: str) -> bool:
         """Does any import bind something from package ``top``?"""

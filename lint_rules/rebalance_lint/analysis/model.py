@@ -17,6 +17,8 @@ Kind = Literal["assigned", "revoked", "lost"]
 #: ``(partitions, consumer)``, confluent ``(consumer, partitions)``.
 Api = Literal["legacy", "guard", "confluent"]
 Origin = Literal["param", "injected"]
+#: What an :class:`Effect` does: a method call on a consumer, iterating one, blocking work.
+EffectKind = Literal["call", "iterate", "blocking"]
 
 METHOD_KINDS: dict[str, Kind] = {
     "on_partitions_assigned": "assigned",
@@ -114,6 +116,10 @@ class Callback:
     sites: list[Registration] = field(default_factory=list)
     passed_consumer: set[str] = field(default_factory=set)  # helper params given the consumer
     receivers: dict[str, Origin] = field(default_factory=dict)  # dotted name -> origin
+    #: what the callback does to a consumer, directly or through calls on other objects
+    #: (:mod:`rebalance_lint.analysis.effects`); helpers on ``self`` and module functions of
+    #: this file are callbacks of their own (``helper=True``) and carry their own effects.
+    effects: list[Effect] = field(default_factory=list)
 
     def consumer_param(self) -> str | None:
         """The parameter the client passes the consumer (or the view) in."""
@@ -126,6 +132,47 @@ class Callback:
 
     def positional_offset(self) -> int:
         return self.bound + (1 if self.is_method and not is_static(self.func) else 0)
+
+
+@dataclass(frozen=True, eq=False)
+class Hop:
+    """One call on the way from a callback to an effect: ``self.worker.flush()``."""
+
+    call: ast.Call
+    text: str  # how messages name the call, e.g. "self.worker.flush()"
+
+
+@dataclass(frozen=True, eq=False)
+class Effect:
+    """One thing a function does to a consumer (or blocking work it does), and how it is reached.
+
+    ``via`` is empty for something the callback does in its own body; otherwise it lists the
+    calls from the callback's body down to ``node``, and findings are anchored at the first
+    one (the line in the callback that causes it). ``path`` names the file holding ``node``
+    when it is not the callback's own (repository mode).
+    """
+
+    kind: EffectKind
+    name: str  # consumer method ("commit"), "iterating", or the blocking function's qualname
+    node: ast.AST
+    receiver: str  # the consumer expression ("self.worker.consumer"); "" for blocking work
+    origin: Origin
+    dropped: bool = False  # a call made as a bare statement (a coroutine never awaited)
+    via: tuple[Hop, ...] = ()
+    path: str = ""
+
+    @property
+    def anchor(self) -> ast.AST:
+        """Where a finding about this effect is reported: in the callback's own body."""
+        return self.via[0].call if self.via else self.node
+
+    def label(self, callback: str) -> str:
+        """``callback`` as messages name it: ``on_revoke() via self.w.flush() at line 9``."""
+        if not self.via:
+            return callback
+        line = getattr(self.node, "lineno", 0)
+        where = f"{self.path}:{line}" if self.path else f"line {line}"
+        return f"{callback} via {' -> '.join(hop.text for hop in self.via)} at {where}"
 
 
 @dataclass(eq=False)
@@ -165,3 +212,27 @@ class Analysis:
     unresolved: list[Registration]  # sites whose listener or callbacks are not in this file
     #: (is the receiver a known Kafka consumer?, its client if known)
     consumer_of: Callable[[MethodCall], tuple[bool, Client | None]]
+    #: consumers reached indirectly by legacy listeners (KRB201 beyond ``injected``)
+    indirect: list[IndirectInjection] = field(default_factory=list)
+    #: callbacks defined in other files of the repository that this file's sites register
+    foreign_callbacks: list[Callback] = field(default_factory=list)
+    #: the file's name in repository mode ("" for a single file)
+    path: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class IndirectInjection:
+    """A listener that reaches a consumer it was not handed by the client (KRB201).
+
+    ``how``: ``"owner"`` (an object holding the consumer passed to ``__init__``, reached as
+    ``self.runner.consumer``), ``"attribute"`` (set on the listener after construction,
+    ``listener.stream = stream``) or ``"self"`` (a consumer wrapper registered as its own
+    listener, ``listener=self``). ``anchor`` is where the finding is reported.
+    """
+
+    listener: ListenerClass
+    how: Literal["owner", "attribute", "self"]
+    anchor: ast.AST
+    param: str  # the __init__ parameter, the attribute set, or "self"
+    path: str  # how the callbacks reach the consumer: "self.runner.consumer"
+    where: str  # "line 12" of the injecting statement or registration, "" for __init__

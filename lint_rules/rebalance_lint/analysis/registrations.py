@@ -179,4 +179,18 @@ def resolve_listener(
                 break
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
         return scope.lookup_class(expr.func.id), expr
+    if isinstance(expr, ast.Call):  # self.Listener(...): a class nested in the owner's class
+        func = expr.func
+        nested = None
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == scope.self_name
+            and scope.cls is not None
+        ):
+            nested = next(
+                (c for c in scope.cls.body if isinstance(c, ast.ClassDef) and c.name == func.attr),
+                None,
+            )
+        return nested, expr
     return None, None

@@ -15,8 +15,8 @@ from rebalance_lint.analysis.clients import (
     FORBIDDEN,
     wraps_only_keyword_callbacks,
 )
-from rebalance_lint.analysis.model import Analysis, Callback, Registration
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method, dropped_coroutine
+from rebalance_lint.analysis.model import Analysis, Callback, Effect, Registration
+from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
 
 COROUTINE_NOT_AWAITED = Rule(
     code="KRB106",
@@ -140,23 +140,26 @@ async def main():
 _POSITIONAL_ROLES = ("on_assign", "on_revoke", "on_lost")
 
 
-@COROUTINE_NOT_AWAITED.in_callbacks(ast.Expr)
-def coroutine_dropped(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    assert isinstance(node, ast.Expr)
-    if not dropped_coroutine(node.value, callback):
+@COROUTINE_NOT_AWAITED.on_effects
+def coroutine_dropped(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    if not dropped_coroutine(effect, callback):
         return
-    found = consumer_method(node.value, callback)
-    assert found is not None
-    method = found[0]
+    method = effect.name
     if callback.client == "confluent_aio" and method in FORBIDDEN:
         return  # KRB101/KRB110: the call must go, awaited or not
-    effect = "commit" if "commit" in method else ("seek" if "seek" in method else "call")
-    if isinstance(callback.func, ast.AsyncFunctionDef):
+    effect_text = "commit" if "commit" in method else ("seek" if "seek" in method else "call")
+    if effect.via:
+        fix = f"await {method}(...) where it is called"
+    elif isinstance(callback.func, ast.AsyncFunctionDef):
         fix = f"write await {method}(...)"
     else:
         fix = f"make the callback async def and await {method}(...)"
     yield COROUTINE_NOT_AWAITED.hit(
-        node.value, method=method, callback=callback.label, effect=effect, fix=fix
+        effect.anchor,
+        method=method,
+        callback=effect.label(callback.label),
+        effect=effect_text,
+        fix=fix,
     )
 
 

@@ -6,8 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import KAFKA_PYTHON_BLOCKING
-from rebalance_lint.analysis.model import Analysis, Callback
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+from rebalance_lint.analysis.model import Analysis, Callback, Effect
+from rebalance_lint.rules.rule import Hit, Rule
 
 BLOCKING_CALL_ON_IO_THREAD = Rule(
     code="KRB105",
@@ -104,32 +104,29 @@ c.subscribe(["orders"], on_assign=on_assign)
     ),
 )
 
-_HTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request")
-#: Fully qualified functions that block the calling thread for I/O or time.
-BLOCKING_FUNCTIONS = frozenset(
-    {"time.sleep", "urllib.request.urlopen", "socket.create_connection"}
-    | {f"{lib}.{verb}" for lib in ("requests", "httpx") for verb in _HTTP_VERBS}
-    | {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output")}
-)
 
-
-@BLOCKING_CALL_ON_IO_THREAD.in_callbacks(ast.Call)
-def blocking_on_io_thread(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+@BLOCKING_CALL_ON_IO_THREAD.on_effects
+def blocking_on_io_thread(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if callback.client != "kafka_python" or callback.api != "legacy":
         return
-    found = consumer_method(node, callback)
-    if found is not None and found[0] in KAFKA_PYTHON_BLOCKING and found[1] == "injected":
-        yield BLOCKING_CALL_ON_IO_THREAD.hit(node, method=found[0], callback=callback.label)
+    if (
+        effect.kind == "call"
+        and effect.name in KAFKA_PYTHON_BLOCKING
+        and effect.origin == "injected"
+    ):
+        yield BLOCKING_CALL_ON_IO_THREAD.hit(
+            effect.anchor, method=effect.name, callback=effect.label(callback.label)
+        )
 
 
-@BLOCKING_WORK_IN_CALLBACK.in_callbacks(ast.Call)
-def blocking_work(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    assert isinstance(node, ast.Call)
-    qualname = analysis.imports.resolve(node.func)
-    if qualname not in BLOCKING_FUNCTIONS:
+@BLOCKING_WORK_IN_CALLBACK.on_effects
+def blocking_work(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    if effect.kind != "blocking":
         return
     if isinstance(callback.func, ast.AsyncFunctionDef):
         why = "it blocks the event loop, heartbeats included (await an async equivalent)"
     else:
         why = "the consumer can neither poll nor finish the rebalance meanwhile"
-    yield BLOCKING_WORK_IN_CALLBACK.hit(node, call=qualname or "", callback=callback.label, why=why)
+    yield BLOCKING_WORK_IN_CALLBACK.hit(
+        effect.anchor, call=effect.name, callback=effect.label(callback.label), why=why
+    )

@@ -6,8 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import COMMITS, is_confluent
-from rebalance_lint.analysis.model import Analysis, Callback, Origin
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method, dropped_coroutine
+from rebalance_lint.analysis.model import Analysis, Callback, Effect
+from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
 
 ASYNC_COMMIT_ON_REVOKE = Rule(
     code="KRB103",
@@ -101,43 +101,42 @@ class Listener(RebalanceListener):
 )
 
 
-def _asynchronous(node: ast.Call, method: str, callback: Callback, origin: Origin) -> str | None:
+def _asynchronous(effect: Effect, callback: Callback) -> str | None:
     """How this commit is asynchronous, or None if it is synchronous (or unknowable)."""
-    if method == "commit_async":
+    if effect.name == "commit_async":
         return "commit_async()"
-    if method != "commit":
+    if effect.name != "commit" or not isinstance(effect.node, ast.Call):
         return None
-    flag = next((kw.value for kw in node.keywords if kw.arg == "asynchronous"), None)
+    flag = next((kw.value for kw in effect.node.keywords if kw.arg == "asynchronous"), None)
     if isinstance(flag, ast.Constant):
         return "commit(asynchronous=True)" if flag.value is True else None
     if flag is not None:
         return None
     raw_confluent = is_confluent(callback.client) and (
-        callback.api == "confluent" or origin == "injected"
+        callback.api == "confluent" or effect.origin == "injected"
     )
     return "commit() is asynchronous by default in confluent-kafka" if raw_confluent else None
 
 
-@ASYNC_COMMIT_ON_REVOKE.in_callbacks(ast.Call)
-def async_commit_on_revoke(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    if "revoked" not in callback.kinds:
+@ASYNC_COMMIT_ON_REVOKE.on_effects
+def async_commit_on_revoke(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    if "revoked" not in callback.kinds or effect.kind != "call":
         return
-    found = consumer_method(node, callback)
-    if found is None or dropped_coroutine(node, callback):
+    if dropped_coroutine(effect, callback):
         return  # a commit coroutine never awaited never commits: KRB106's finding
-    assert isinstance(node, ast.Call)
-    what = _asynchronous(node, found[0], callback, found[1])
+    what = _asynchronous(effect, callback)
     if what is not None:
         fix = "commit(asynchronous=False)" if is_confluent(callback.client) else "commit()"
-        yield ASYNC_COMMIT_ON_REVOKE.hit(node, what=what, callback=callback.label, fix=fix)
+        yield ASYNC_COMMIT_ON_REVOKE.hit(
+            effect.anchor, what=what, callback=effect.label(callback.label), fix=fix
+        )
 
 
-@COMMIT_ON_LOST.in_callbacks(ast.Call)
-def commit_on_lost(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    if "lost" not in callback.kinds:
+@COMMIT_ON_LOST.on_effects
+def commit_on_lost(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    if "lost" not in callback.kinds or effect.kind != "call" or effect.name not in COMMITS:
         return
-    found = consumer_method(node, callback)
-    if found is None or found[0] not in COMMITS or dropped_coroutine(node, callback):
+    if dropped_coroutine(effect, callback):
         return
     via = callback.lost_via
     if "on_partitions_lost override" in via:
@@ -149,5 +148,9 @@ def commit_on_lost(node: ast.AST, callback: Callback, analysis: Analysis) -> Ite
     else:
         fix = "drop the commit (commit on revoke, not on loss)"
     yield COMMIT_ON_LOST.hit(
-        node, method=f"{found[0]}()", callback=callback.label, via=via, fix=fix
+        effect.anchor,
+        method=f"{effect.name}()",
+        callback=effect.label(callback.label),
+        via=via,
+        fix=fix,
     )

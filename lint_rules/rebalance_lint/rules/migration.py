@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE, Client
+from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE, Client, guard_name
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.rules.rule import Hit, Rule
 
@@ -13,14 +13,23 @@ CONSUMER_INJECTED_INTO_LISTENER = Rule(
     code="KRB201",
     name="consumer-injected-into-listener",
     template=(
-        "consumer injected into listener {cls} through __init__ ({param}): "
+        "consumer injected into listener {cls} {how}: "
         "take the consumer the callback receives instead"
     ),
     has_codemod=True,
     rationale=(
         "kafka-python and aiokafka do not pass the consumer to callbacks, so listeners "
         "receive the full consumer through their constructor and can call anything on it "
-        "at any time. KIP-1306 callbacks receive a restricted view instead."
+        "at any time. KIP-1306 callbacks receive a restricted view instead. The same holds "
+        "when the listener reaches the consumer indirectly, and the message names the path: "
+        "through an owner passed to `__init__` (a batching wrapper, a consumer thread, a "
+        "runner: `self.runner.consumer`, or an owner method that uses it, "
+        "`self.worker.flush()`), through an attribute a framework sets after construction "
+        "(`listener.stream = stream`), or as a consumer wrapper registered as its own "
+        "listener (`listener=self`, using `self._consumer` in the callbacks). One code for "
+        "all of them: the fix is the same, use the consumer the callback receives; whether "
+        "`rebalance-guard migrate` can rewrite a given site is the migration planner's "
+        "answer, shown on each finding."
     ),
     fix=(
         "Run `rebalance-guard migrate PATH`: the listener becomes a rebalance_guard "
@@ -152,10 +161,6 @@ def has_migration_plan(site: ast.AST, analysis: Analysis) -> bool:
     return True
 
 
-def _module(client: Client | None) -> str:
-    return GUARD_MODULE[client] if client else "<client>"
-
-
 @CONSUMER_INJECTED_INTO_LISTENER.per_file
 def injected_consumer(analysis: Analysis) -> Iterator[Hit]:
     for listener, arg in analysis.injected:
@@ -163,7 +168,23 @@ def injected_consumer(analysis: Analysis) -> Iterator[Hit]:
             arg,
             fixable=has_migration_plan(arg, analysis),
             cls=listener.node.name,
-            param=arg.arg,
+            how=f"through __init__ ({arg.arg})",
+        )
+    for found in analysis.indirect:
+        if found.how == "owner":
+            how = f"through __init__ ({found.param}), reached as {found.path}"
+        elif found.how == "attribute":
+            how = (
+                f"after construction (attribute .{found.param} set at {found.where}), "
+                f"reached as {found.path}"
+            )
+        else:
+            how = f"as its own listener (listener=self at {found.where}), reached as {found.path}"
+        yield CONSUMER_INJECTED_INTO_LISTENER.hit(
+            found.anchor,
+            fixable=has_migration_plan(found.anchor, analysis),
+            cls=found.listener.node.name,
+            how=how,
         )
 
 
@@ -176,7 +197,7 @@ def one_argument_listener(analysis: Analysis) -> Iterator[Hit]:
                 fixable=has_migration_plan(listener.node, analysis),
                 cls=listener.node.name,
                 client=CLIENT_LABEL[listener.client],
-                module=_module(listener.client),
+                module=GUARD_MODULE[listener.client],
             )
 
 
@@ -204,6 +225,6 @@ def _registration_fix(client: Client | None) -> str:
             "topics, listener) or set_rebalance_listener on its Consumer"
         )
     return (
-        f"register a RebalanceListener with rebalance_guard.{_module(client)}"
-        ".set_rebalance_listener(consumer, listener)"
+        "register a RebalanceListener with "
+        f"{guard_name(client, 'set_rebalance_listener')}(consumer, listener)"
     )

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import FORBIDDEN
-from rebalance_lint.analysis.model import Analysis, Callback, dotted
-from rebalance_lint.rules.rule import Hit, Rule, consumer_method
+from rebalance_lint.analysis.model import Analysis, Callback, Effect
+from rebalance_lint.rules.rule import Hit, Rule
 
 FORBIDDEN_CONSUMER_CALL = Rule(
     code="KRB101",
@@ -116,9 +115,11 @@ _CONFLUENT_ASSIGNMENT = {
 }
 
 
-def _forbidden_method(node: ast.AST, callback: Callback) -> str | None:
-    found = consumer_method(node, callback)
-    return found[0] if found is not None and found[0] in FORBIDDEN else None
+def _forbidden_method(effect: Effect) -> str | None:
+    """The omitted method an effect calls, or "iterating" for a loop over the consumer."""
+    if effect.kind == "iterate":
+        return "iterating"
+    return effect.name if effect.kind == "call" and effect.name in FORBIDDEN else None
 
 
 def _confluent_assignment(method: str, callback: Callback) -> bool:
@@ -126,28 +127,26 @@ def _confluent_assignment(method: str, callback: Callback) -> bool:
     return callback.api == "confluent" and method in _CONFLUENT_ASSIGNMENT
 
 
-@FORBIDDEN_CONSUMER_CALL.in_callbacks(ast.Call)
-def forbidden_call(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    method = _forbidden_method(node, callback)
-    if method is not None and not _confluent_assignment(method, callback):
-        yield FORBIDDEN_CONSUMER_CALL.hit(
-            node, method=f"{method}()", callback=callback.label, why=_WHY[method]
-        )
+@FORBIDDEN_CONSUMER_CALL.on_effects
+def forbidden_call(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    method = _forbidden_method(effect)
+    if method is None or _confluent_assignment(method, callback):
+        return
+    yield FORBIDDEN_CONSUMER_CALL.hit(
+        effect.anchor,
+        method=method if effect.kind == "iterate" else f"{method}()",
+        callback=effect.label(callback.label),
+        why=_WHY["poll" if effect.kind == "iterate" else method],
+    )
 
 
-@FORBIDDEN_CONSUMER_CALL.in_callbacks(ast.For, ast.AsyncFor)
-def iteration(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    assert isinstance(node, ast.For | ast.AsyncFor)
-    if dotted(node.iter) in callback.receivers:
-        yield FORBIDDEN_CONSUMER_CALL.hit(
-            node.iter, method="iterating", callback=callback.label, why=_WHY["poll"]
-        )
-
-
-@ASSIGN_IN_CONFLUENT_ON_ASSIGN.in_callbacks(ast.Call)
-def confluent_assignment(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
-    method = _forbidden_method(node, callback)
+@ASSIGN_IN_CONFLUENT_ON_ASSIGN.on_effects
+def confluent_assignment(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    method = _forbidden_method(effect)
     if method is not None and _confluent_assignment(method, callback):
         yield ASSIGN_IN_CONFLUENT_ON_ASSIGN.hit(
-            node, method=method, callback=callback.label, fix=_CONFLUENT_ASSIGNMENT[method]
+            effect.anchor,
+            method=method,
+            callback=effect.label(callback.label),
+            fix=_CONFLUENT_ASSIGNMENT[method],
         )

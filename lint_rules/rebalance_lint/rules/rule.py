@@ -2,6 +2,8 @@
 
 A rule family module defines :class:`Rule` objects and registers their checks on them:
 ``@RULE.in_callbacks(ast.Call)`` for a check that sees each node a callback body executes,
+``@RULE.on_effects`` for one that reads each effect of each callback (what it does to a
+consumer, directly or through calls: :mod:`rebalance_lint.analysis.effects`), and
 ``@RULE.per_file`` for one that reads the whole :class:`Analysis` once. Checks yield
 :class:`Hit`; :mod:`rebalance_lint.rule_table` collects every rule of every module.
 """
@@ -14,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rebalance_lint.analysis.clients import COROUTINE_METHODS
-from rebalance_lint.analysis.model import Analysis, Callback, Origin, dotted
-from rebalance_lint.analysis.walk import body_nodes
+from rebalance_lint.analysis.model import Analysis, Callback, Effect
 
 #: The suffix of every message whose finding ``rebalance-guard migrate`` can fix.
 MIGRATE = "(fixable: rebalance-guard migrate)"
 
 CallbackCheck = Callable[[ast.AST, Callback, Analysis], Iterable["Hit"]]
+EffectCheck = Callable[[Effect, Callback, Analysis], Iterable["Hit"]]
 FileCheck = Callable[[Analysis], Iterable["Hit"]]
 
 
@@ -45,6 +47,7 @@ class Rule:
     callback_checks: dict[type[ast.AST], list[CallbackCheck]] = field(
         default_factory=dict, repr=False
     )
+    effect_checks: list[EffectCheck] = field(default_factory=list, repr=False)
     file_checks: list[FileCheck] = field(default_factory=list, repr=False)
 
     @property
@@ -61,6 +64,11 @@ class Rule:
             return check
 
         return register
+
+    def on_effects(self, check: EffectCheck) -> EffectCheck:
+        """Register a check for each effect of each callback (its own and through calls)."""
+        self.effect_checks.append(check)
+        return check
 
     def per_file(self, check: FileCheck) -> FileCheck:
         """Register a check that reads the whole analysis once."""
@@ -92,26 +100,16 @@ class Hit:
         return self.rule.code
 
 
-def consumer_method(node: ast.AST, callback: Callback) -> tuple[str, Origin] | None:
-    """(method, origin) when ``node`` calls a method on one of the callback's consumers."""
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-        return None
-    path = dotted(node.func.value)
-    if path is None or path not in callback.receivers:
-        return None
-    return node.func.attr, callback.receivers[path]
-
-
-def dropped_coroutine(node: ast.AST, callback: Callback) -> bool:
-    """A consumer coroutine called as a statement of the callback: created, never awaited.
+def dropped_coroutine(effect: Effect, callback: Callback) -> bool:
+    """A consumer coroutine called as a bare statement: created, never awaited.
 
     KRB106 reports it; the rules about what the call would do (KRB103, KRB104) stay quiet,
     since the call never happens.
     """
-    found = consumer_method(node, callback)
     coroutines = COROUTINE_METHODS.get(callback.client) if callback.client else None
-    if found is None or coroutines is None or found[0] not in coroutines:
-        return False
-    return any(
-        isinstance(stmt, ast.Expr) and stmt.value is node for stmt in body_nodes(callback.func)
+    return (
+        effect.kind == "call"
+        and effect.dropped
+        and coroutines is not None
+        and effect.name in coroutines
     )

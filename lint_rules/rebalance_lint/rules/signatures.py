@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE
+from rebalance_lint.analysis.clients import CLIENT_LABEL, guard_name
 from rebalance_lint.analysis.model import (
     Analysis,
     Callback,
@@ -76,12 +76,12 @@ def _legacy(callback: Callback, sig: Signature) -> tuple[str, str] | None:
     if sig.accepts(1):
         return None
     client = CLIENT_LABEL[callback.client] if callback.client else "the client"
-    module = GUARD_MODULE[callback.client] if callback.client else "<client>"
     if len(sig.names) >= 2 and consumerish(sig.names[0]):
+        base = guard_name(callback.client, "RebalanceListener")
         return (
             f"written confluent-style {_shape(sig)}, but {client} listener methods get "
             "(partitions) only",
-            f"take only the partitions, or derive from rebalance_guard.{module}.RebalanceListener "
+            f"take only the partitions, or derive from {base} "
             "and take (partitions, consumer)",
         )
     return (

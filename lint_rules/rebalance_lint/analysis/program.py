@@ -1,0 +1,212 @@
+"""One file's facts as a unit of the program, and the repository that links units by imports.
+
+A :class:`Unit` is what the analysis knows about one file before its callbacks are built:
+its facts, consumers and class hierarchy, plus evidence learnt from other places about what
+its classes' attributes hold (``Listener(self)`` stores an owner of a consumer). A
+:class:`Program` is a repository: it finds the module an import names (absolute imports of
+the repository's own packages, relative imports, ``src/`` layouts) and builds that file's
+unit on first use, so only files that Kafka code reaches are ever parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
+from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.listeners import Hierarchy
+from rebalance_lint.analysis.model import dotted
+
+Definition = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(eq=False)
+class Unit:
+    """One file of the program."""
+
+    path: str
+    facts: Facts
+    consumers: Consumers
+    hierarchy: Hierarchy
+    program: Program | None = None
+    #: (class, attribute) -> the class of the object stored there, learnt at call sites
+    owners: dict[tuple[ast.ClassDef, str], tuple[Unit, ast.ClassDef]] = field(default_factory=dict)
+    _attr_values: dict[tuple[ast.ClassDef, str], list[tuple[ast.expr, Scope]]] | None = None
+
+    def lookup(self, scope: Scope, expr: ast.expr) -> tuple[Unit, Definition] | None:
+        """The class or function ``expr`` names: defined in this file, or imported from the repo."""
+        if isinstance(expr, ast.Name):
+            local: Definition | None = scope.lookup_class(expr.id) or scope.lookup_function(expr.id)
+            if local is not None:
+                return self, local
+        elif isinstance(expr, ast.Constant) and isinstance(expr.value, str):  # "Runner"
+            local = scope.lookup_class(expr.value)
+            if local is not None:
+                return self, local
+        if self.program is None:
+            return None
+        return self.program.imported(self, expr)
+
+    def function(self, scope: Scope, expr: ast.expr) -> tuple[Unit, FunctionNode] | None:
+        found = self.lookup(scope, expr)
+        if found is not None and isinstance(found[1], ast.FunctionDef | ast.AsyncFunctionDef):
+            return found[0], found[1]
+        return None
+
+    def klass(self, scope: Scope, expr: ast.expr | None) -> tuple[Unit, ast.ClassDef] | None:
+        """The class an annotation or constructor names: ``Runner``, ``"Runner"``, ``X[Runner]``."""
+        while isinstance(expr, ast.Subscript):
+            expr = expr.slice
+        if expr is None:
+            return None
+        found = self.lookup(scope, expr)
+        if found is not None and isinstance(found[1], ast.ClassDef):
+            return found[0], found[1]
+        return None
+
+    def attr_values(self, cls: ast.ClassDef, attr: str) -> list[tuple[ast.expr, Scope]]:
+        """The values assigned to ``self.attr`` in methods of ``cls`` (this file only)."""
+        if self._attr_values is None:
+            table: dict[tuple[ast.ClassDef, str], list[tuple[ast.expr, Scope]]] = {}
+            for target, value, scope in self.facts.bindings:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and scope.cls is not None
+                    and target.value.id == scope.self_name
+                ):
+                    table.setdefault((scope.cls, target.attr), []).append((value, scope))
+            self._attr_values = table
+        return self._attr_values.get((cls, attr), [])
+
+    def owner_class(self, cls: ast.ClassDef, attr: str) -> tuple[Unit, ast.ClassDef] | None:
+        """The class of the object ``self.attr`` holds in instances of ``cls``, if known."""
+        for klass in self.hierarchy.ancestry(cls):
+            known = self.owners.get((klass, attr))
+            if known is not None:
+                return known
+            for value, scope in self.attr_values(klass, attr):
+                if isinstance(value, ast.Call):
+                    found = self.klass(scope, value.func)
+                elif isinstance(value, ast.Name):
+                    param = _param(scope, value.id)
+                    found = self.klass(scope, param.annotation) if param is not None else None
+                else:
+                    found = None
+                if found is not None and found[1] is not cls:
+                    return found
+        return None
+
+
+def _param(scope: Scope, name: str) -> ast.arg | None:
+    node = scope.node
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            if arg.arg == name:
+                return arg
+    return None
+
+
+def module_names(path: str) -> list[str]:
+    """Every dotted name a file could be imported as: ``a.b.c``, ``b.c``, ``c`` for a/b/c.py."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    parts = [p for p in parts if p not in ("", ".", "..")]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+class Program:
+    """The files of one repository, linked by their imports; units are built on demand."""
+
+    def __init__(self, paths: Iterable[str], load: Callable[[str], Unit | None]) -> None:
+        self._load = load
+        self._units: dict[str, Unit | None] = {}
+        self._paths = {PurePosixPath(p).as_posix(): p for p in paths}
+        self._by_module: dict[str, list[str]] = {}
+        for key, path in self._paths.items():
+            for name in module_names(key):
+                self._by_module.setdefault(name, []).append(path)
+
+    def add(self, unit: Unit) -> None:
+        unit.program = self
+        self._units[unit.path] = unit
+
+    def unit(self, path: str) -> Unit | None:
+        if path not in self._units:
+            self._units[path] = None  # cycle guard while loading
+            loaded = self._load(path)
+            if loaded is not None:
+                self.add(loaded)
+        return self._units[path]
+
+    def module(self, importer: Unit, name: str) -> Unit | None:
+        """The unit a dotted module name means when ``importer`` imports it."""
+        candidates = self._by_module.get(name, [])
+        if not candidates:
+            return None
+        if len(candidates) > 1:  # prefer the one nearest the importer
+            here = PurePosixPath(importer.path).parts
+            candidates = sorted(candidates, key=lambda p: -_common(PurePosixPath(p).parts, here))
+        return self.unit(candidates[0])
+
+    def _relative(self, importer: Unit, level: int, module: str) -> str:
+        """The repository-relative module path of ``from ..module import x``."""
+        base = list(PurePosixPath(importer.path).parent.parts)
+        if level > 1:
+            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+        parts = base + ([p for p in module.split(".") if p] if module else [])
+        return ".".join(p for p in parts if p not in ("", "."))
+
+    def imported(self, importer: Unit, expr: ast.expr) -> tuple[Unit, Definition] | None:
+        """The repository definition ``expr`` imports: ``Worker``, ``handlers.on_assign``."""
+        path = dotted(expr) if isinstance(expr, ast.Name | ast.Attribute) else None
+        if path is None:
+            return None
+        head, _, rest = path.partition(".")
+        imports = importer.facts.imports
+        relative = imports.relative.get(head)
+        if relative is not None:
+            level, module, name = relative
+            package = self._relative(importer, level, module)
+            qualname = ".".join(p for p in (package, name, rest) if p)
+        else:
+            found = imports.qualname(head)
+            if found is None:
+                return None
+            qualname = ".".join(p for p in (found, rest) if p)
+        return self._definition(importer, qualname)
+
+    def _definition(self, importer: Unit, qualname: str) -> tuple[Unit, Definition] | None:
+        """``pkg.mod.Worker`` -> the class in pkg/mod.py (longest module prefix that exists)."""
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            unit = self.module(importer, ".".join(parts[:cut]))
+            if unit is None:
+                continue
+            scope = unit.facts.module
+            names = parts[cut:]
+            if len(names) == 1:
+                found: Definition | None = scope.classes.get(names[0]) or scope.defs.get(names[0])
+                if found is not None:
+                    return unit, found
+            elif len(names) == 2 and names[0] in scope.classes:  # Outer.Inner / Cls.method
+                cls = scope.classes[names[0]]
+                method = unit.facts.methods.get(cls, {}).get(names[1])
+                if method is not None:
+                    return unit, method
+            return None
+        return None
+
+
+def _common(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
