@@ -7,8 +7,11 @@ this module only reads files, guards against crashes, and shapes Arrow batches.
 
 from __future__ import annotations
 
+import difflib
 import gc
+import io
 import itertools
+import tokenize
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +44,7 @@ RESULT_SCHEMA = pa.schema(
         ("migrated_sites", pa.int32()),
         ("manual", pa.list_(MANUAL_TYPE)),
         ("would_change", pa.bool_()),
+        ("diff", pa.string()),  # unified diff of the migration; only with ScanOptions.diffs
     ]
 )
 
@@ -49,7 +53,7 @@ RESULT_DDL = (
     "repo string, path string, status string, reason string, size_bytes long, kafka boolean, "
     "findings array<struct<line:int,col:int,code:string,message:string,fixable:boolean>>, "
     "migration_status string, migration_reason string, migrated_sites int, "
-    "manual array<struct<line:int,reason:string>>, would_change boolean"
+    "manual array<struct<line:int,reason:string>>, would_change boolean, diff string"
 )
 
 Row = dict[str, Any]
@@ -75,11 +79,37 @@ def _row(repo: str, path: str, size: int, status: str, reason: str) -> Row:
         "migrated_sites": 0,
         "manual": [],
         "would_change": False,
+        "diff": None,
     }
 
 
-def scan_content(repo: str, path: str, content: bytes, dry_run: bool = True) -> Row:
-    """Lint and dry-run-migrate one file's bytes; any exception becomes a ``crashed`` status."""
+def _decode(source: bytes) -> list[str]:
+    """Lines of a Python source for a diff, in its declared encoding (BOM and line ends kept)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"  # keep the BOM visible as a character rather than dropping it
+    return source.decode(encoding, errors="replace").splitlines(keepends=True)
+
+
+def unified_diff(path: str, old: bytes, new: bytes) -> str:
+    """A ``git apply``/``patch -p1`` style diff of one file, paths relative to the repo."""
+    lines = difflib.unified_diff(_decode(old), _decode(new), f"a/{path}", f"b/{path}")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def scan_content(
+    repo: str, path: str, content: bytes, dry_run: bool = True, diffs: bool = False
+) -> Row:
+    """Lint and dry-run-migrate one file's bytes; any exception becomes a ``crashed`` status.
+
+    The dry-run plans from the program model (``plan_only=True``, no LibCST); with ``diffs``
+    the codemods also rewrite the file in memory (LibCST) and the row carries the diff.
+    """
     from rebalance_codemods.api import migrate_source
     from rebalance_lint import check_source
 
@@ -119,7 +149,7 @@ def scan_content(repo: str, path: str, content: bytes, dry_run: bool = True) -> 
     try:
         # Planning decides the counts and whether the file would change; the rewrite itself
         # (LibCST's import visitors, most of a migration's cost) is not needed for readiness.
-        migration = migrate_source(content, path, plan_only=True)
+        migration = migrate_source(content, path, plan_only=not diffs)
     except Exception as error:
         row.update(migration_status="crashed", migration_reason=_crash_reason(error))
     else:
@@ -130,6 +160,8 @@ def scan_content(repo: str, path: str, content: bytes, dry_run: bool = True) -> 
             manual=[{"line": m.line, "reason": m.reason} for m in migration.manual],
             would_change=migration.migrated_sites > 0,
         )
+        if migration.new_source is not None and migration.new_source != content:
+            row.update(diff=unified_diff(path, content, migration.new_source))
     return row
 
 
@@ -146,7 +178,7 @@ def scan_file(
     if isinstance(data, Unreadable):
         size = len(content) if content is not None else 0
         return _row(repo, path, size, data.status, data.reason)
-    return scan_content(repo, path, data, options.dry_run)
+    return scan_content(repo, path, data, options.dry_run, options.diffs)
 
 
 def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:

@@ -24,6 +24,7 @@ class ScanOptions:
 
     max_bytes: int = DEFAULT_MAX_BYTES  # larger files are reported too_large, never read whole
     dry_run: bool = True  # False: rules only, no migration dry-run (faster, no readiness)
+    diffs: bool = False  # True: also rewrite (LibCST) and return each file's unified diff
 
 
 def _inside(path: str, root: str) -> bool:

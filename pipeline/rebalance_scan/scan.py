@@ -13,6 +13,7 @@ from pyspark.sql import SparkSession
 from rebalance_scan.atomic_dir import atomic_directory
 from rebalance_scan.job import JobInput, run_job
 from rebalance_scan.progress import Progress
+from rebalance_scan.ranking import RankedRepo, rank_repositories
 from rebalance_scan.reading import ScanOptions
 from rebalance_scan.sources import Dataset, FileRef, Repository, list_files
 from rebalance_scan.tables import RepoReadiness, Totals, findings_table, readiness, totals
@@ -25,7 +26,8 @@ class ScanResult:
 
     out: Path
     results: pa.Table
-    readiness: list[RepoReadiness]
+    readiness: list[RepoReadiness]  # alphabetical
+    ranked: list[RankedRepo]  # the same repositories, ranked by what to do first
     totals: Totals
     seconds: float
 
@@ -51,9 +53,11 @@ def scan_to_directory(
     if progress is not None:
         progress.expected_files = len(job.files) if not job.datasets else None
         work = "rules + migration dry-run" if options.dry_run else "rules only"
+        work += " + diffs" if options.dry_run and options.diffs else ""
         progress.stage(f"scanning on executors ({master}, {work})")
     results = run_job(spark, job, options, progress)
     entries = readiness(results)
+    ranked = rank_repositories(entries)
     summary = totals(results, findings_table(results), entries)
     if progress is not None:
         progress.stage(f"writing outputs to {out}")
@@ -62,7 +66,8 @@ def scan_to_directory(
         "master": master,
         "max_bytes": options.max_bytes,
         "dry_run": options.dry_run,
+        "diffs": options.dry_run and options.diffs,
     }
     with atomic_directory(out) as staging:
-        write_outputs(staging, results, entries, summary, context)
-    return ScanResult(Path(out), results, entries, summary, time.monotonic() - started)
+        write_outputs(staging, results, ranked, summary, context)
+    return ScanResult(Path(out), results, entries, ranked, summary, time.monotonic() - started)

@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip the migration dry-run (findings only; no readiness figures)",
     )
+    parser.add_argument(
+        "--diffs",
+        action="store_true",
+        help="also rewrite each file with a migration site in memory (LibCST) and write "
+        "diffs.parquet and diffs/<repo>.diff; without it the dry-run only plans (no LibCST)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -70,6 +76,11 @@ def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     if not args.sources and not args.fleet:
         print("rebalance-guard scan: give at least one SOURCE or --fleet DIR", file=sys.stderr)
+        return 2
+    if args.diffs and args.rules_only:
+        print(
+            "rebalance-guard scan: --diffs needs the dry-run (drop --rules-only)", file=sys.stderr
+        )
         return 2
     if args.max_file_bytes < 1:
         print("rebalance-guard scan: --max-file-bytes must be positive", file=sys.stderr)
@@ -99,7 +110,7 @@ def run(argv: Sequence[str]) -> int:
             spark,
             job,
             args.out,
-            ScanOptions(args.max_file_bytes, dry_run=not args.rules_only),
+            ScanOptions(args.max_file_bytes, dry_run=not args.rules_only, diffs=args.diffs),
             progress,
             sources=list(args.sources) + list(args.fleet),
         )

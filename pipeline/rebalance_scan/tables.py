@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    from rebalance_scan.ranking import RankedRepo
 
 FINDINGS_COLUMNS = ["repo", "path", "line", "col", "code", "message", "fixable"]
 
@@ -37,10 +40,16 @@ def manual_sites_table(results: pa.Table) -> pa.Table:
     return _explode(results, "manual", ["line", "reason"])
 
 
+def diffs_table(results: pa.Table) -> pa.Table:
+    """repo, path, diff: the files the codemods would rewrite (scan --diffs only)."""
+    has_diff = pc.invert(pc.is_null(results.column("diff")))
+    return results.filter(has_diff).select(["repo", "path", "diff"])
+
+
 def files_table(results: pa.Table) -> pa.Table:
     """The per-file status table: nested lists replaced by their counts."""
     return (
-        results.drop_columns(["findings", "manual"])
+        results.drop_columns(["findings", "manual", "diff"])
         .append_column(
             "findings", pc.list_value_length(results.column("findings")).cast(pa.int32())
         )
@@ -106,6 +115,22 @@ def readiness_table(entries: list[RepoReadiness]) -> pa.Table:
         + [("readiness", pa.float64()), ("verdict", pa.string())]
     )
     return pa.Table.from_pylist(rows, schema=schema)
+
+
+def repositories_table(ranked: list[RankedRepo]) -> pa.Table:
+    """One row per repository in ranking order: rank, tier and reason, then the counts."""
+    counts = readiness_table([r.entry for r in ranked])
+    front = pa.table(
+        {
+            "rank": pa.array([r.rank for r in ranked], pa.int32()),
+            "repo": counts.column("repo"),
+            "tier": pa.array([r.tier for r in ranked], pa.string()),
+            "reason": pa.array([r.reason for r in ranked], pa.string()),
+        }
+    )
+    for name in counts.column_names[1:]:
+        front = front.append_column(counts.schema.field(name), counts.column(name))
+    return front
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,16 @@ import pyarrow.parquet as pq
 
 from rebalance_scan.atomic_dir import MARKER
 from rebalance_scan.html_report import render_report
+from rebalance_scan.ranking import RANKING_RULE, RankedRepo
 from rebalance_scan.sarif import fleet_sarif, repo_sarif
 from rebalance_scan.tables import (
-    RepoReadiness,
     Totals,
+    diffs_table,
     files_table,
     findings_table,
     manual_sites_table,
     readiness_table,
+    repositories_table,
 )
 
 OUTPUT_NAMES = (
@@ -28,6 +30,7 @@ OUTPUT_NAMES = (
     "files.parquet",
     "manual_sites.parquet",
     "readiness.parquet",
+    "repositories.parquet",
     "report.sarif",
     "sarif/",
     "report.html",
@@ -43,42 +46,70 @@ def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
 
 
+def _file_names(repos: list[str]) -> dict[str, str]:
+    """A distinct safe file name (no extension) per repository name."""
+    names: dict[str, str] = {}
+    used: set[str] = set()
+    for repo in repos:
+        name = _safe_name(repo)
+        while name in used:
+            name += "_"
+        used.add(name)
+        names[repo] = name
+    return names
+
+
+def _write_diffs(directory: Path, results: pa.Table) -> None:
+    """diffs.parquet (repo, path, diff) and diffs/<repo>.diff, one patch per repository
+    that ``git apply`` (or ``patch -p1``) applies from the repository's root."""
+    table = diffs_table(results)
+    pq.write_table(table, directory / "diffs.parquet")
+    (directory / "diffs").mkdir()
+    patches: dict[str, list[str]] = {}
+    for row in table.to_pylist():
+        patches.setdefault(row["repo"], []).append(row["diff"])
+    for repo, name in _file_names(sorted(patches)).items():
+        (directory / "diffs" / f"{name}.diff").write_text("".join(patches[repo]), "utf-8")
+
+
 def write_outputs(
     directory: Path,
     results: pa.Table,
-    entries: list[RepoReadiness],
+    ranked: list[RankedRepo],
     totals: Totals,
     context: dict[str, Any],
 ) -> None:
-    """Parquet tables, SARIF (fleet and per repository), the HTML report and summary.json."""
+    """Parquet tables, SARIF (fleet and per repository), the HTML report and summary.json;
+    with ``context["diffs"]`` also the migration's diffs."""
     findings = findings_table(results)
     pq.write_table(findings, directory / "findings.parquet")
     pq.write_table(files_table(results), directory / "files.parquet")
     manual = manual_sites_table(results)
     pq.write_table(manual, directory / "manual_sites.parquet")
+    entries = sorted((r.entry for r in ranked), key=lambda e: e.repo)
     pq.write_table(readiness_table(entries), directory / "readiness.parquet")
+    pq.write_table(repositories_table(ranked), directory / "repositories.parquet")
+    if context.get("diffs"):
+        _write_diffs(directory, results)
 
-    rows = results.to_pylist()
+    rows = results.drop_columns(["diff"]).to_pylist()
     _write_json(directory / "report.sarif", fleet_sarif(rows))
     (directory / "sarif").mkdir()
     by_repo: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_repo.setdefault(row["repo"], []).append(row)
-    used: set[str] = set()
-    for repo, repo_rows in by_repo.items():
-        name = _safe_name(repo)
-        while name in used:
-            name += "_"
-        used.add(name)
-        _write_json(directory / "sarif" / f"{name}.sarif", repo_sarif(repo_rows))
+    for repo, name in _file_names(list(by_repo)).items():
+        _write_json(directory / "sarif" / f"{name}.sarif", repo_sarif(by_repo[repo]))
 
+    sources = list(context["sources"])
+    named = ", ".join(sources[:3]) + (f" and {len(sources) - 3} more" if len(sources) > 3 else "")
     generated = (
-        f"Generated {datetime.now(UTC):%Y-%m-%d %H:%M UTC} from {', '.join(context['sources'])}"
-        f" on {context['master']}."
+        f"Generated {datetime.now(UTC):%Y-%m-%d %H:%M UTC} from {named} on {context['master']}"
+        + (" (migration dry-run planned, no diffs)." if context.get("dry_run") else ".")
     )
     problems = [r for r in rows if r["status"] != "ok"]
     html = render_report(
-        totals, entries, findings.to_pylist(), problems, manual.to_pylist(), generated
+        totals, ranked, findings.to_pylist(), problems, manual.to_pylist(), generated
     )
     (directory / "report.html").write_text(html, encoding="utf-8")
     _write_json(
@@ -86,8 +117,7 @@ def write_outputs(
         {
             **context,
             "totals": vars(totals),
-            "readiness": [
-                {**vars(e), "readiness": e.readiness, "verdict": e.verdict} for e in entries
-            ],
+            "ranking": RANKING_RULE,
+            "repositories": repositories_table(ranked).to_pylist(),
         },
     )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,6 +21,20 @@ if any(importlib.util.find_spec(name) is None for name in ("pyspark", "pyarrow")
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_FLEET = ROOT / "examples" / "fleet"
+# Screenshots of the report taken by the browser tests (build/ is git-ignored); their paths
+# are printed at the end of the run.
+ARTIFACTS = ROOT / "build" / "test-artifacts"
+_SESSION_START = time.time()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not ARTIFACTS.is_dir():
+        return
+    fresh = sorted(p for p in ARTIFACTS.iterdir() if p.stat().st_mtime >= _SESSION_START)
+    if fresh:
+        terminalreporter.write_sep("-", "report screenshots (test artifacts)")
+        for path in fresh:
+            terminalreporter.write_line(str(path))
 
 
 @pytest.fixture(scope="session")

@@ -75,6 +75,7 @@ def test_outputs_and_summary(fleet_scan: ScanResult) -> None:
         "files.parquet",
         "manual_sites.parquet",
         "readiness.parquet",
+        "repositories.parquet",
         "report.sarif",
         "sarif",
         "report.html",
@@ -101,8 +102,10 @@ def test_outputs_and_summary(fleet_scan: ScanResult) -> None:
 def test_html_report_is_self_contained(fleet_scan: ScanResult) -> None:
     html = (fleet_scan.out / "report.html").read_text()
     assert html.count("<svg") >= 3
-    for external in ("<script", "<link", "src=", "@import", "url("):
+    for external in ("<link", "src=", "@import", "url(", "fetch(", "XMLHttpRequest", "import("):
         assert external not in html
+    # one inline script (sorting and filtering the table), nothing it could load
+    assert html.count("<script") == html.count("<script>") == 1
     for repo in EXAMPLE_FLEET.iterdir():
         assert repo.name in html
     for finding in _read(fleet_scan.out / "findings.parquet"):
