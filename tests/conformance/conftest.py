@@ -11,7 +11,7 @@ from tests.conformance.driver import PROTOCOLS, Driver
 from tests.integration.broker import Broker, start_broker
 
 #: One driver module per client: tests/conformance/driver_<name>.py exporting DRIVER.
-DRIVERS = ("kafka_python", "aiokafka", "confluent_kafka")
+DRIVERS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
 
 TARGETS = [
     pytest.param(

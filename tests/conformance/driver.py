@@ -242,6 +242,28 @@ class SyncScriptListener:
         self._run("lost", partitions, consumer)
 
 
+class AsyncScriptListener:
+    """The methods of a KIP-1306 listener for an asyncio client: ``async def``, awaiting the
+    script. A driver mixes it into its client module's ``RebalanceListener``."""
+
+    def __init__(self, member: Member, ops: Callable[[Any], Ops]) -> None:
+        self.member, self.ops = member, ops
+
+    async def _run(self, kind: str, partitions: Any, view: Any) -> None:
+        found = keys(partitions)
+        self.member.event(kind, found)
+        await self.member.script(kind, found, self.ops(view))
+
+    async def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
+        await self._run("assigned", partitions, consumer)
+
+    async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
+        await self._run("revoked", partitions, consumer)
+
+    async def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
+        await self._run("lost", partitions, consumer)
+
+
 class ThreadedDriver:
     """A driver whose members are ``member_class`` instances, each on its own thread."""
 

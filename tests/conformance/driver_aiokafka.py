@@ -9,13 +9,20 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Iterable
-from collections.abc import Set as AbstractSet
 from typing import Any
 
 from aiokafka.structs import TopicPartition
 from rebalance_guard.aiokafka import RebalanceListener, set_rebalance_listener
 
-from tests.conformance.driver import TP, Member, NotOffered, Record, Script, ThreadedDriver, keys
+from tests.conformance.driver import (
+    TP,
+    AsyncScriptListener,
+    Member,
+    NotOffered,
+    Record,
+    ThreadedDriver,
+    keys,
+)
 from tests.integration.aiokafka_support import make_consumer
 
 COOPERATIVE_REASON = (
@@ -89,24 +96,8 @@ class AiokafkaOps:
         raise NotOffered("aiokafka exposes no group metadata (generation, member id) accessor")
 
 
-class _Listener(RebalanceListener):
-    def __init__(self, member: AiokafkaMember, script: Script) -> None:
-        self.member = member
-        self.script = script
-
-    async def _run(self, kind: str, partitions: AbstractSet[TopicPartition], view: Any) -> None:
-        found = keys(partitions)
-        self.member.event(kind, found)
-        await self.script(kind, found, AiokafkaOps(view))
-
-    async def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
-        await self._run("assigned", partitions, consumer)
-
-    async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
-        await self._run("revoked", partitions, consumer)
-
-    async def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
-        await self._run("lost", partitions, consumer)
+class _Listener(AsyncScriptListener, RebalanceListener):
+    """The suite's async listener as a rebalance_guard.aiokafka listener."""
 
 
 class AiokafkaMember(Member):
@@ -115,7 +106,7 @@ class AiokafkaMember(Member):
 
     async def _start(self) -> None:
         self.consumer = make_consumer(self.bootstrap, self.group)
-        set_rebalance_listener(self.consumer, _Listener(self, self.script))
+        set_rebalance_listener(self.consumer, _Listener(self, AiokafkaOps))
         self.consumer.subscribe(self.topics)
         await self.consumer.start()
 

@@ -1,0 +1,147 @@
+"""Issue 10, item 3 (AIOConsumer): commit on revoke through the view, nothing lost or repeated.
+
+The AIOConsumer counterpart of test_confluent_kafka_commit_on_revoke.py: three consumers in
+one group go through four assignments (first member, two joins, one leave) while a producer
+keeps writing numbered messages. Auto-commit is off: the only commits are the listener's, in
+an ``async def on_partitions_revoked`` (and so in ``close()``), either a BARE
+``await consumer.commit()`` (KIP-1306's own example: the consumed positions, synchronously)
+or explicit offsets. Without them the next owner would restart from the beginning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from confluent_kafka import Message, Producer, TopicPartition
+from confluent_kafka.aio import AIOConsumer
+from rebalance_guard.confluent_kafka_aio import (
+    RebalanceConsumer,
+    RebalanceListener,
+    set_rebalance_listener,
+)
+
+from tests.integration.broker import Broker
+from tests.integration.confluent_kafka_aio_support import closing, poll_until
+from tests.integration.confluent_kafka_support import config, number
+from tests.integration.test_confluent_kafka_commit_on_revoke import (
+    EAGER_STALL,
+    FetchStalled,
+    _assert_none_twice,
+)
+
+PARTITIONS = 6
+MAX_MESSAGES = 20_000  # a slow rebalance on a busy machine must not leave a huge backlog
+
+
+class CommitOnRevoke(RebalanceListener):
+    """Commits this member's progress on the partitions it is losing, bare or explicitly."""
+
+    def __init__(self, topic: str, bare: bool) -> None:
+        self.topic = topic
+        self.bare = bare
+        self.processed: dict[int, int] = {}  # partition -> next offset to process
+        self.commits: list[list[TopicPartition]] = []
+        self.events: list[str] = []
+
+    async def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.events.append("assigned")
+
+    async def on_partitions_revoked(
+        self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.events.append("revoked")
+        if self.bare:
+            self.commits.append(await consumer.commit())  # synchronous on the view
+            return
+        offsets = [
+            TopicPartition(self.topic, p.partition, self.processed.pop(p.partition))
+            for p in partitions
+            if p.partition in self.processed
+        ]
+        if offsets:
+            self.commits.append(await consumer.commit(offsets=offsets))
+
+
+@pytest.mark.parametrize("commit", ["bare", "offsets"])
+@pytest.mark.parametrize(
+    "strategy", [pytest.param("range", marks=EAGER_STALL), "cooperative-sticky"]
+)
+def test_every_message_processed_once_across_rebalances(
+    broker: Broker, strategy: str, commit: str
+) -> None:
+    asyncio.run(_scenario(broker, strategy, commit))
+
+
+async def _scenario(broker: Broker, strategy: str, commit: str) -> None:
+    topic = broker.create_topic(PARTITIONS)
+    group = broker.group()
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 5})
+    produced = 0
+    processed: list[int] = []
+    distinct: set[int] = set()
+    members: dict[AIOConsumer, CommitOnRevoke] = {}
+    active: list[AIOConsumer] = []
+
+    async def join() -> None:
+        consumer = AIOConsumer(config(broker, group, **{"partition.assignment.strategy": strategy}))
+        listener = CommitOnRevoke(topic, bare=commit == "bare")
+        set_rebalance_listener(consumer, listener)
+        await consumer.subscribe([topic])
+        members[consumer] = listener
+        active.append(consumer)
+
+    def process(consumer: AIOConsumer, message: Message[Any, Any]) -> None:
+        processed.append(number(message))
+        distinct.add(processed[-1])
+        members[consumer].processed[message.partition() or 0] = (message.offset() or 0) + 1
+
+    async def balanced() -> bool:
+        """Keep producing; true once every active member owns part of a complete assignment."""
+        nonlocal produced
+        for _ in range(5 if produced < MAX_MESSAGES else 0):
+            producer.produce(topic, str(produced).encode(), partition=produced % PARTITIONS)
+            produced += 1
+        producer.poll(0)
+        owned = [{p.partition for p in await c.assignment()} for c in active]
+        return all(owned) and sum(map(len, owned)) == PARTITIONS == len(set().union(*owned))
+
+    def rebalanced() -> Callable[[], Awaitable[bool]]:
+        before = sum(len(li.events) for li in members.values())
+
+        async def done() -> bool:
+            return await balanced() and sum(len(li.events) for li in members.values()) > before
+
+        return done
+
+    await join()
+    async with closing(members):
+        await poll_until(active, balanced, process, what="first member assigned")
+        for change in ("join", "join", "leave"):
+            if change == "join":
+                await join()
+            else:
+                leaving = active.pop(0)
+                await leaving.close()  # its revoke callback commits what it processed
+            await poll_until(active, rebalanced(), process, what=f"rebalance after {change}")
+        assert producer.flush(30) == 0
+        try:
+            await poll_until(active, lambda: len(distinct) >= produced, process, what="drain")
+        except AssertionError as exc:
+            _assert_none_twice(processed)  # what was processed must still be exactly once
+            missing = sorted(set(range(produced)) - distinct)
+            first_missing = {n % PARTITIONS: n // PARTITIONS for n in reversed(missing)}
+            raise FetchStalled(
+                f"{exc}: {len(missing)} of {produced} never delivered, first missing offset per "
+                f"partition {first_missing}; callbacks {[li.events for li in members.values()]}"
+            ) from None
+
+    _assert_none_twice(processed)
+    assert sorted(processed) == list(range(produced))
+    commits = [c for li in members.values() for c in li.commits if c]
+    assert len(commits) >= 3, [li.commits for li in members.values()]
+    assert produced > 100
