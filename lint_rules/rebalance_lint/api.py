@@ -6,6 +6,8 @@ The types live in :mod:`rebalance_lint.report` and the screening constants in
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from rebalance_lint.report import FileReport, FileStatus, Finding
 from rebalance_lint.screening import KAFKA_MARKERS, MAX_SOURCE_BYTES, mentions_kafka
 
@@ -15,6 +17,7 @@ __all__ = [
     "FileReport",
     "FileStatus",
     "Finding",
+    "check_repository",
     "check_source",
     "mentions_kafka",
 ]
@@ -27,3 +30,19 @@ def check_source(source: bytes, filename: str = "<unknown>") -> FileReport:
     from rebalance_lint.engine import check_bytes
 
     return check_bytes(source, filename)
+
+
+def check_repository(
+    files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+) -> dict[str, FileReport]:
+    """Run every KRB rule on the files of one repository at once, linked by their imports.
+
+    ``files`` maps repository-relative paths (``billing/consumer.py``) to their bytes; the
+    result maps each path to its report. Listener classes, callbacks, helpers and owners of
+    the consumer are resolved across the repository's modules, so findings that need both
+    halves of a case (a listener in one file, its registration in another) appear here and
+    not in :func:`check_source`. Never raises for bad input.
+    """
+    from rebalance_lint.repository import check_repository as check_files
+
+    return check_files(files)

@@ -5,7 +5,9 @@
 
 Exit status: 0 nothing found, 1 findings or files that could not be checked, 2 usage error.
 Directories are searched for ``*.py`` without following symlinks out of them; a file that
-cannot be read is reported on its own line and the rest are still checked.
+cannot be read is reported on its own line and the rest are still checked. Each directory
+is checked as one repository (:func:`rebalance_lint.check_repository`): listener classes,
+callbacks, helpers and consumers are resolved across its modules.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from rebalance_lint.api import FileReport, check_source
+from rebalance_lint.api import FileReport, check_repository, check_source
 from rebalance_lint.output_formats import RENDERERS, render_statistics
 from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 
@@ -74,6 +76,23 @@ def check_path(path: Path) -> FileReport | Unreadable:
     return source if isinstance(source, Unreadable) else check_source(source, str(path))
 
 
+def check_directory(root: Path) -> list[tuple[Path, FileReport | Unreadable]]:
+    """Every ``*.py`` file under ``root``, checked together as one repository."""
+    paths = list(iter_python_files(root))
+    sources: dict[str, bytes] = {}
+    out: dict[Path, FileReport | Unreadable] = {}
+    for path in paths:
+        source = read_source(path)
+        if isinstance(source, Unreadable):
+            out[path] = source
+        else:
+            sources[path.relative_to(root).as_posix()] = source
+    reports = check_repository(sources)
+    for path in paths:
+        out.setdefault(path, reports[path.relative_to(root).as_posix()])
+    return [(path, out[path]) for path in paths]
+
+
 def run(argv: Sequence[str]) -> int:
     try:
         args = _parser().parse_args(list(argv))
@@ -97,8 +116,12 @@ def run(argv: Sequence[str]) -> int:
             )
             problems += 1
             continue
-        for path in iter_python_files(root):
-            report = check_path(path)
+        checked_here = (
+            check_directory(root)
+            if root.is_dir()
+            else [(path, check_path(path)) for path in iter_python_files(root)]
+        )
+        for path, report in checked_here:
             checked += 1
             if isinstance(report, Unreadable):
                 results.append(

@@ -172,8 +172,16 @@ def _walk_expression(root: ast.AST, scope: Scope, facts: Facts) -> None:
 
 def _on_call(node: ast.Call, scope: Scope, facts: Facts) -> None:
     func = node.func
-    if (isinstance(func, ast.Attribute) and func.attr in INTERESTING_METHODS) or (
-        isinstance(func, ast.Name) and func.id in ("set_rebalance_listener", "subscribe")
+    if (
+        (isinstance(func, ast.Attribute) and func.attr in INTERESTING_METHODS)
+        or (isinstance(func, ast.Name) and func.id in ("set_rebalance_listener", "subscribe"))
+        or (  # loop.run_in_executor(pool, consumer.subscribe, topics, on_assign, ...)
+            isinstance(func, ast.Attribute)
+            and func.attr == "run_in_executor"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Attribute)
+            and node.args[1].attr == "subscribe"
+        )
     ):
         facts.calls.append((node, scope))
 
@@ -183,9 +191,13 @@ def _on_assign(node: ast.Assign | ast.AnnAssign, scope: Scope, facts: Facts) -> 
     if value is None:
         return
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if isinstance(value, ast.Lambda) and value not in facts.scope_of:
+        _enter_function(value, scope, facts)  # a callback kept in a variable: on_assign = lambda
     for target in targets:
-        if isinstance(value, ast.Call) or (
-            isinstance(target, ast.Attribute | ast.Name) and isinstance(value, ast.Name)
+        if (
+            isinstance(value, ast.Call)
+            or (isinstance(target, ast.Attribute | ast.Name) and isinstance(value, ast.Name))
+            or (isinstance(target, ast.Name) and isinstance(value, ast.Lambda | ast.Dict))
         ):
             facts.bindings.append((target, value, scope))
         elif (

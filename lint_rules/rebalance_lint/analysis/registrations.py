@@ -13,10 +13,25 @@ from dataclasses import dataclass
 from rebalance_lint.analysis.clients import Client, guard_member, takes_callbacks
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.dataflow import (
+    bound_value,
+    expanded,
+    local_instance,
+    parameter_arguments,
+)
 from rebalance_lint.analysis.listeners import Hierarchy
-from rebalance_lint.analysis.model import ROLE_KINDS, MethodCall, Registration, dotted
+from rebalance_lint.analysis.model import (
+    ROLE_KINDS,
+    MethodCall,
+    Registration,
+    dotted,
+    is_static,
+    signature,
+)
 
 _CONFLUENT_POSITIONAL = ("on_assign", "on_revoke", "on_lost")
+#: How many variables and helper parameters a registered callback is followed through.
+_MAX_FLOW = 3
 
 
 @dataclass(frozen=True)
@@ -38,7 +53,8 @@ def find_sites(
     subscribes: list[MethodCall] = []
     imports = facts.imports
     only_client = _only_listener_client(facts)
-    for call, scope in facts.calls:
+    for recorded, scope in facts.calls:
+        call = expanded(recorded, scope, facts)
         func = call.func
         classes = hierarchy.ancestry(scope.cls) if scope.cls is not None else []
         if isinstance(func, ast.Attribute) and func.attr == "pause":
@@ -58,7 +74,12 @@ def find_sites(
             receiver = dotted(func.value)
             if receiver is not None:
                 subscribes.append(MethodCall(call, scope, receiver))
-            site = _subscribe_site(call, scope, client if known else None, known, only_client)
+            if not known and local_instance(func.value, scope, facts) is not None:
+                site = None  # a class of this file, not a consumer: a proxy is followed inside
+            else:
+                site = _subscribe_site(call, scope, client if known else None, known, only_client)
+            if site is not None and not known and _one_argument_callbacks(site, facts, hierarchy):
+                site = None  # a framework's own subscribe(on_assign=...): not confluent's arity
         else:
             site = None
         if site is not None:
@@ -133,10 +154,28 @@ def _subscribe_site(
     return Registration(call, scope, client, dotted(call.func.value), roles, anchor, False)  # type: ignore[attr-defined]
 
 
+def _one_argument_callbacks(site: Registration, facts: Facts, hierarchy: Hierarchy) -> bool:
+    """Every callback of a guessed-confluent site takes one argument: not confluent's."""
+    arities: list[bool] = []
+    for role, expr in site.roles.items():
+        if role == "listener":
+            continue
+        target = resolve_function(expr, site.scope, facts, hierarchy)
+        if target is not None:
+            drop = target.bound + (1 if target.is_method and not is_static(target.func) else 0)
+            sig = signature(target.func, drop)
+            arities.append(sig.accepts(1) and not sig.accepts(2))
+    return bool(arities) and all(arities)
+
+
 def resolve_function(
-    expr: ast.expr, scope: Scope, facts: Facts, hierarchy: Hierarchy
+    expr: ast.expr, scope: Scope, facts: Facts, hierarchy: Hierarchy, _depth: int = 0
 ) -> FunctionTarget | None:
-    """The def or lambda a registered callback expression refers to, if visible in the file."""
+    """The def or lambda a registered callback expression refers to, if visible in the file.
+
+    Followed through data flow: a variable holding a lambda or a partial, and a parameter of
+    the enclosing helper (what its callers in this file pass).
+    """
     registered, bound = expr, 0
     while isinstance(expr, ast.Call) and expr.args and _is_partial(expr.func, facts):
         bound += len(expr.args) - 1
@@ -145,7 +184,20 @@ def resolve_function(
         return FunctionTarget(expr, bound, False, registered)
     if isinstance(expr, ast.Name):
         func = scope.lookup_function(expr.id)
-        return FunctionTarget(func, bound, False, registered) if func is not None else None
+        if func is not None:
+            return FunctionTarget(func, bound, False, registered)
+        if _depth >= _MAX_FLOW or bound:
+            return None
+        value = bound_value(expr.id, scope, facts)
+        if isinstance(value, ast.Lambda | ast.Call):
+            found = resolve_function(value, scope, facts, hierarchy, _depth + 1)
+            if found is not None:
+                return FunctionTarget(found.func, found.bound, found.is_method, registered)
+        for passed, where in parameter_arguments(scope, expr.id, facts):
+            found = resolve_function(passed, where, facts, hierarchy, _depth + 1)
+            if found is not None:
+                return found
+        return None
     if (
         isinstance(expr, ast.Attribute)
         and isinstance(expr.value, ast.Name)

@@ -103,7 +103,7 @@ def pause_without_repause(analysis: Analysis) -> Iterator[Hit]:
             continue  # a listener we cannot see may re-pause
         if any(
             "assigned" in cb.kinds and _repauses(cb)
-            for cb in analysis.callbacks
+            for cb in [*analysis.callbacks, *analysis.foreign_callbacks]
             if any(site in cb.sites for site in sites)
         ):
             continue

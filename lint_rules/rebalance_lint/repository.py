@@ -1,0 +1,142 @@
+"""Repository mode: check the files of one repository together, linked by their imports.
+
+A listener class in one module registered in another, a callback function imported into the
+module that subscribes, an owner class whose method commits (``self.worker.flush()``), a
+helper in another module: single-file checking (flake8) sees only half of each, and says
+nothing about what it cannot see. Here every file that mentions Kafka is prepared
+(:func:`rebalance_lint.analysis.build.prepare`), registration sites are linked to the
+definitions they import from the repository, and each file is then finished and checked
+with everything it reaches. A file that does not mention Kafka is parsed only when Kafka
+code imports something from it, and reports nothing itself (as in single-file mode).
+
+Paths are the repository-relative names (``billing/consumer.py``): they decide module names
+(``billing.consumer``), and ``src/`` layouts resolve by suffix.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+
+from rebalance_lint.analysis.build import Prepared, prepare
+from rebalance_lint.analysis.model import Callback, Registration
+from rebalance_lint.analysis.program import Program, Unit
+from rebalance_lint.analysis.registrations import resolve_function, resolve_listener
+from rebalance_lint.engine import check_bytes, findings_for_analysis
+from rebalance_lint.noqa import without_suppressed
+from rebalance_lint.report import FileReport
+from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
+from rebalance_lint.source import Unparsable, load
+
+
+def check_repository(
+    files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+) -> dict[str, FileReport]:
+    """Run every KRB rule on a repository's files at once: ``{path: report}`` for each file.
+
+    ``files`` maps repository-relative paths to their bytes (a mapping or pairs). Never
+    raises for bad input: a file that cannot be checked gets the same status as
+    :func:`rebalance_lint.check_source` gives it, and an internal error while linking
+    falls back to checking each file on its own.
+    """
+    sources = dict(files.items() if isinstance(files, Mapping) else files)
+    try:
+        return _Repository(sources).check()
+    except (RecursionError, MemoryError):
+        return {path: check_bytes(source, path) for path, source in sources.items()}
+    except Exception:  # never let one repository take down a fleet scan: single-file mode
+        return {path: check_bytes(source, path) for path, source in sources.items()}
+
+
+class _Repository:
+    def __init__(self, sources: dict[str, bytes]) -> None:
+        self.sources = sources
+        self.prepared: dict[str, Prepared] = {}
+        self.reports: dict[str, FileReport] = {}
+        self.program = Program(sources, self._load)
+
+    def _load(self, path: str) -> Unit | None:
+        """Prepare a file on first use (a Kafka file, or one that Kafka code imports)."""
+        source = self.sources.get(path)
+        if source is None or len(source) > MAX_SOURCE_BYTES:
+            return None
+        loaded = load(source, path)
+        if isinstance(loaded, Unparsable):
+            return None
+        try:
+            prepared = prepare(loaded.tree, loaded.text, path)
+        except RecursionError:
+            return None
+        self.prepared[path] = prepared
+        return prepared.unit
+
+    def check(self) -> dict[str, FileReport]:
+        kafka: list[str] = []
+        for path, source in self.sources.items():
+            if len(source) > MAX_SOURCE_BYTES or not mentions_kafka(source):
+                self.reports[path] = check_bytes(source, path)  # too_large, or skipped
+                continue
+            if self.program.unit(path) is None:
+                self.reports[path] = check_bytes(source, path)  # its status and reason
+                continue
+            kafka.append(path)
+        for path in kafka:
+            self._link(self.prepared[path])
+        for prepared in list(self.prepared.values()):
+            prepared.finish()
+        for path in kafka:
+            self.reports[path] = self._report(path)
+        return {path: self.reports[path] for path in self.sources}
+
+    def _link(self, prepared: Prepared) -> None:
+        """Attach the sites whose listener or callbacks are defined in other files."""
+        unit = prepared.unit
+        for reg in list(prepared.unresolved):
+            targets: set[str] = set()
+            for role, expr in reg.roles.items():
+                found = self._target(unit, reg, role, expr)
+                if found is None:
+                    break
+                if found is not unit:
+                    targets.add(found.path)
+            else:  # every role found: attach the remote ones in the files defining them
+                for path in sorted(targets):
+                    self.prepared[path].link(reg, unit)
+                prepared.unresolved.remove(reg)
+
+    def _target(self, unit: Unit, reg: Registration, role: str, expr: ast.expr) -> Unit | None:
+        """The unit defining what ``expr`` registers (this one if it is local), or None."""
+        found: tuple[Unit, ast.AST] | None
+        if role == "listener":
+            cls, call = resolve_listener(expr, reg.scope, unit.facts)
+            if cls is not None:
+                return unit
+            found = unit.klass(reg.scope, call.func if call is not None else expr)
+        else:
+            if resolve_function(expr, reg.scope, unit.facts, unit.hierarchy) is not None:
+                return unit
+            while isinstance(expr, ast.Call) and expr.args:  # functools.partial(f, ...)
+                expr = expr.args[0]
+            found = unit.function(reg.scope, expr)
+        if found is None or found[0].path not in self.prepared:
+            return None
+        return found[0]
+
+    def _report(self, path: str) -> FileReport:
+        prepared = self.prepared[path]
+        try:
+            own = set(map(id, prepared.registrations))
+            foreign: list[Callback] = [
+                callback
+                for other in self.prepared.values()
+                if other is not prepared
+                for callback in other.builder.callbacks.values()
+                if any(id(site) in own for site in callback.sites)
+            ]
+            findings = findings_for_analysis(prepared.analysis(foreign))
+            return FileReport("ok", without_suppressed(findings, prepared.text))
+        except RecursionError:
+            return FileReport("too_large", reason="too deeply nested to analyse")
+        except Exception as exc:
+            reason = f"internal error in the KRB rules: {type(exc).__name__}: {exc}"
+            return FileReport("crashed", reason=reason.splitlines()[0])
