@@ -340,11 +340,6 @@ def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | 
             f"{type(consumer).__module__}.{type(consumer).__name__} (for the sync "
             f"confluent_kafka.Consumer use rebalance_guard.confluent_kafka)"
         )
-    if listener is not None and not isinstance(listener, RebalanceListener):
-        raise TypeError(
-            f"listener must be a rebalance_guard.confluent_kafka_aio.RebalanceListener or None, "
-            f"got {type(listener).__name__}"
-        )
     adapter: _Adapter | None = consumer.__dict__.get(_ATTRIBUTE)
     if listener is None:
         if adapter is not None:  # callbacks already given to librdkafka keep running: no-ops
