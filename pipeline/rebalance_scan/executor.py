@@ -140,11 +140,11 @@ def scan_content(
     if not dry_run:
         row.update(migration_reason="dry-run disabled")
         return row
-    if not any(finding["fixable"] for finding in row["findings"]):
-        # The codemods rewrite exactly what the fixable rules (KRB201-203) report (DESIGN.md),
-        # so there is nothing to dry-run here; this keeps LibCST (~100x the cost of the
-        # rules) off every file without a migration site.
-        row.update(migration_status="not_needed", migration_reason="no fixable finding")
+    if not any(str(finding["code"]).startswith("KRB2") for finding in row["findings"]):
+        # The codemods act exactly where the migration rules (KRB201-203) report a site, an
+        # automatic one (fixable) or a manual one (DESIGN.md); a file without such a finding
+        # has nothing to plan, so the planner does not even build its edits.
+        row.update(migration_status="not_needed", migration_reason="no migration site")
         return row
     try:
         # Planning decides the counts and whether the file would change; the rewrite itself

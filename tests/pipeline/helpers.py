@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rebalance_scan.reading import DEFAULT_MAX_BYTES, ScanOptions
 from rebalance_scan.scan import ScanResult, list_inputs, scan_to_directory
 from rebalance_scan.sources import resolve_sources
+
+ROOT = Path(__file__).resolve().parents[2]
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -25,11 +29,26 @@ def run_scan(
     fleets: list[str] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     dry_run: bool = True,
+    diffs: bool = False,
 ) -> ScanResult:
     repos, datasets = resolve_sources(sources or [], fleets or [])
     return scan_to_directory(
-        spark, list_inputs(repos, datasets), out, ScanOptions(max_bytes, dry_run)
+        spark, list_inputs(repos, datasets), out, ScanOptions(max_bytes, dry_run, diffs)
     )
+
+
+def synthetic_fleet() -> Any:
+    """benchmarks/synthetic_fleet.py, the generator the benchmark uses, as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "synthetic_fleet", ROOT / "benchmarks" / "synthetic_fleet.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get("synthetic_fleet")
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["synthetic_fleet"] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+    return module
 
 
 def finding_keys(rows: list[dict[str, Any]]) -> list[FindingKey]:

@@ -9,9 +9,7 @@ are printed at the end of the pytest run).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.pipeline.conftest import ARTIFACTS, ROOT
-from tests.pipeline.helpers import run_scan
+from tests.pipeline.conftest import ARTIFACTS
+from tests.pipeline.helpers import run_scan, synthetic_fleet
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -32,17 +30,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 REPOS = 1000
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
-
-
-def _synthetic_fleet() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "synthetic_fleet", ROOT / "benchmarks" / "synthetic_fleet.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("synthetic_fleet", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _chromium() -> tuple[str, str]:
@@ -59,7 +46,7 @@ def _chromium() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def big_scan(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> ScanResult:
     fleet = tmp_path_factory.mktemp("fleet1000")
-    size = _synthetic_fleet().write_fleet(fleet, REPOS)
+    size = synthetic_fleet().write_fleet(fleet, REPOS)
     assert size.repos == REPOS and size.listener_files > REPOS // 2
     return run_scan(spark, tmp_path_factory.mktemp("scan1000") / "out", fleets=[str(fleet)])
 
