@@ -10,11 +10,13 @@ from rebalance_lint.analysis.clients import Client, client_listener_base, takes_
 from rebalance_lint.analysis.collect import (
     Facts,
     FunctionNode,
+    Scope,
     all_params,
     collect,
     positional_params,
 )
-from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.consumers import Consumers, param_named
+from rebalance_lint.analysis.dataflow import bound_value
 from rebalance_lint.analysis.effects import Summaries, owner_path, receiver_path
 from rebalance_lint.analysis.listeners import BaseInfo, Hierarchy
 from rebalance_lint.analysis.model import (
@@ -231,12 +233,10 @@ class _Builder:
                 continue
             if reg.receiver is not None and dotted(arg) == reg.receiver:
                 self.consumers.mark_attr(listener.node, attr)
-            elif (
-                isinstance(arg, ast.Name)
-                and arg.id == reg.scope.self_name
-                and reg.scope.cls is not None
-            ):  # Listener(self) from the class that owns the consumer
-                self.unit.owners[(listener.node, attr)] = (caller, reg.scope.cls)
+                continue
+            owner = _instance_class(caller, arg, reg.scope)  # Listener(self), Listener(worker)
+            if owner is not None:
+                self.unit.owners[(listener.node, attr)] = owner
 
     def _function_callback(
         self, target: FunctionTarget, reg: Registration, label: str | None
@@ -317,8 +317,10 @@ class _Builder:
             classes = self.hierarchy.ancestry(scope.cls) if scope.cls is not None else []
             if self.consumers.client_of(value, scope, classes)[0]:
                 self.consumers.mark_attr(cls, target.attr)
-            elif isinstance(value, ast.Name) and value.id == scope.self_name and scope.cls:
-                self.unit.owners[(cls, target.attr)] = (self.unit, scope.cls)
+                continue
+            owner = _instance_class(self.unit, value, scope)
+            if owner is not None:
+                self.unit.owners[(cls, target.attr)] = owner
 
     def _follow_helpers(self) -> None:
         todo = list(self.callbacks.values())
@@ -469,6 +471,19 @@ class _Builder:
                     IndirectInjection(listener, "self", node, "self", path, f"line {node.lineno}")
                 )
         return out
+
+
+def _instance_class(unit: Unit, expr: ast.expr, scope: Scope) -> tuple[Unit, ast.ClassDef] | None:
+    """The class of the object ``expr`` holds: ``self``, an annotated parameter, ``W(...)``."""
+    if not isinstance(expr, ast.Name):
+        return None
+    if expr.id == scope.self_name and scope.cls is not None:
+        return unit, scope.cls
+    param = param_named(scope, expr.id)
+    if param is not None:
+        return unit.klass(scope, param.annotation)
+    value = bound_value(expr.id, scope, unit.facts)
+    return unit.klass(scope, value.func) if isinstance(value, ast.Call) else None
 
 
 def _reached(callbacks: list[Callback], attr: str) -> str | None:

@@ -64,8 +64,14 @@ def _convention(callback: Callback) -> str:
         return "a rebalance_guard listener"
     if callback.api == "confluent":
         return "a confluent-kafka callback"
-    client = CLIENT_LABEL[callback.client] if callback.client else "a client"
-    return f"a {client} listener"
+    return f"a {_legacy_client(callback)} listener"
+
+
+def _legacy_client(callback: Callback) -> str:
+    """The client's name; both listener clients when the file leaves it open."""
+    if callback.client:
+        return CLIENT_LABEL[callback.client]
+    return f"{CLIENT_LABEL['kafka_python']} or {CLIENT_LABEL['aiokafka']}"
 
 
 def _shape(sig: Signature) -> str:
@@ -75,14 +81,13 @@ def _shape(sig: Signature) -> str:
 def _legacy(callback: Callback, sig: Signature) -> tuple[str, str] | None:
     if sig.accepts(1):
         return None
-    client = CLIENT_LABEL[callback.client] if callback.client else "the client"
+    client = _legacy_client(callback)
     if len(sig.names) >= 2 and consumerish(sig.names[0]):
         base = guard_name(callback.client, "RebalanceListener")
         return (
             f"written confluent-style {_shape(sig)}, but {client} listener methods get "
             "(partitions) only",
-            f"take only the partitions, or derive from {base} "
-            "and take (partitions, consumer)",
+            f"take only the partitions, or derive from {base} and take (partitions, consumer)",
         )
     return (
         f"takes {_shape(sig)}, called with (partitions)",
