@@ -92,11 +92,16 @@ def _tiers(ranked: Sequence[RankedRepo]) -> str:
     counts = {tier: 0 for tier in TIER_LABELS}
     for r in ranked:
         counts[r.tier] += 1
-    colours = {"bugs": BUG, "manual": MANUAL, "auto": AUTO, "none": STATUS_OK}
+    words = {
+        "bugs": "with bugs",
+        "manual": "with manual sites and no bugs",
+        "auto": "with only auto-migratable sites",
+        "none": "with nothing to do",
+    }
     return "".join(
-        f'<li><span class="swatch" style="background:{colours[tier]}"></span>'
-        f"<b>{counts[tier]}</b> {escape(label)}</li>"
-        for tier, label in TIER_LABELS.items()
+        f'<li><b>{counts[tier]}</b> {"repository" if counts[tier] == 1 else "repositories"} '
+        f"{words[tier]}</li>"
+        for tier in TIER_LABELS
     )
 
 

@@ -29,7 +29,7 @@ class RankedRepo:
 
     rank: int  # 1 = look here first
     tier: str  # one of TIERS: the first of bugs / manual / auto sites it has
-    reason: str  # one sentence, e.g. "3 bugs (KRB1xx) to fix; then 2 manual sites"
+    reason: str  # e.g. "3 bugs (KRB1xx) to fix, then 2 sites to migrate by hand"
     entry: RepoReadiness
 
 
@@ -50,11 +50,11 @@ def _reason(entry: RepoReadiness) -> str:
     if entry.bugs:
         parts.append(f"{_plural(entry.bugs, 'bug')} (KRB1xx) to fix")
     if entry.manual_sites:
-        parts.append(f"{_plural(entry.manual_sites, 'manual site')} to migrate by hand")
+        parts.append(f"{_plural(entry.manual_sites, 'site')} to migrate by hand")
     if entry.auto_sites:
-        parts.append(f"{_plural(entry.auto_sites, 'site')} `rebalance-guard migrate` rewrites")
+        parts.append(_plural(entry.auto_sites, "auto-migratable site"))
     if parts:
-        return "; then ".join(parts)
+        return ", then ".join(parts)
     if entry.bad_files:
         return f"nothing found; {_plural(entry.bad_files, 'file')} could not be checked"
     return "nothing to do" if entry.kafka_files else "no Kafka consumers found"

@@ -54,10 +54,8 @@ def test_the_ranking_rule() -> None:
         (8, "h-bad", "none"),
     ]
     reasons = {r.entry.repo: r.reason for r in ranked}
-    assert reasons["f-two-bugs"] == (
-        "2 bugs (KRB1xx) to fix; then 3 sites `rebalance-guard migrate` rewrites"
-    )
-    assert reasons["b-manual"].startswith("5 manual sites to migrate by hand")
+    assert reasons["f-two-bugs"] == ("2 bugs (KRB1xx) to fix, then 3 auto-migratable sites")
+    assert reasons["b-manual"] == "5 sites to migrate by hand, then 1 auto-migratable site"
     assert reasons["d-quiet"] == "nothing to do"
     assert reasons["g-no-kafka"] == "no Kafka consumers found"
     assert reasons["h-bad"] == "nothing found; 2 files could not be checked"
