@@ -130,6 +130,14 @@ def test_usage_errors_exit_2_before_starting_spark(
             "--max-file-bytes",
             "0",
         ],
+        [
+            "scan",
+            str(EXAMPLE_FLEET / "docs-site"),
+            "--out",
+            str(tmp_path / "o"),
+            "--diffs",
+            "--rules-only",
+        ],
     ]
     for argv in cases:
         assert main(argv) == 2, argv
