@@ -88,9 +88,10 @@ def check_directory(root: Path) -> list[tuple[Path, FileReport | Unreadable]]:
         else:
             sources[path.relative_to(root).as_posix()] = source
     reports = check_repository(sources)
-    for path in paths:
-        out.setdefault(path, reports[path.relative_to(root).as_posix()])
-    return [(path, out[path]) for path in paths]
+    return [
+        (path, out[path] if path in out else reports[path.relative_to(root).as_posix()])
+        for path in paths
+    ]
 
 
 def run(argv: Sequence[str]) -> int:
