@@ -156,26 +156,10 @@ def _layer(module: str) -> int:
 
 
 GRAPH = build_graph()
-#: Cycles another engineer is removing right now (issue 8); strict, so the mark must go
-#: the moment the cycle does.
-KNOWN_CYCLES: dict[str, str] = {
-    "rebalance_codemods": (
-        "rebalance_codemods.api -> rebalance_codemods.engine -> rebalance_codemods.api, and "
-        "11 modules on cycles: the model engineer removes them (issue 8)"
-    ),
-}
-#: The console script still lives in rebalance_lint; another engineer moves it (issue 8).
-SCRIPT_NOT_MOVED_YET = pytest.mark.xfail(
-    CONSOLE_SCRIPT == "rebalance_lint.cli",
-    reason="rebalance_lint.cli is the console script until it moves out (issue 8)",
-    strict=True,
-)
 
 
 @pytest.mark.parametrize("package", LAYERS)
-def test_no_import_cycle_inside_a_package(package: str, request: pytest.FixtureRequest) -> None:
-    if package in KNOWN_CYCLES:
-        request.applymarker(pytest.mark.xfail(reason=KNOWN_CYCLES[package], strict=True))
+def test_no_import_cycle_inside_a_package(package: str) -> None:
     cycles = GRAPH.cycles_within(package)
     tangled = {m for m in GRAPH.edges if _in(m, package)} - GRAPH.acyclic_modules(package)
     assert cycles == [], "\n".join(" -> ".join(cycle) for cycle in cycles) + (
@@ -203,7 +187,6 @@ def test_nobody_imports_the_console_script() -> None:
     assert importers == []
 
 
-@SCRIPT_NOT_MOVED_YET
 def test_the_console_script_lives_outside_the_packages_it_drives() -> None:
     """A console script inside rebalance_lint makes the lint package import the others."""
     assert not any(_in(CONSOLE_SCRIPT, package) for package in LAYERS[:-1]), CONSOLE_SCRIPT

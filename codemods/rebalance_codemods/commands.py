@@ -1,30 +1,32 @@
 """The LibCST codemod commands (also runnable as ``python -m libcst.tool codemod -x ...``).
 
-Each command plans every edit first (``listeners``/``confluent`` planners), then applies
-them in one transformer pass; imports go through ``AddImportsVisitor`` and
-``RemoveImportsVisitor``. Refusals are reported through ``context.warnings`` (as
-``line: manual: reason``) and, structured, in ``context.scratch[MANUAL_KEY]``.
+Each command takes its plan from the ``ast`` program model
+(:mod:`rebalance_lint.analysis.migration`), locates the planned spans in the LibCST tree
+(:mod:`rebalance_codemods.rewrite`) and applies every edit in one transformer pass; imports
+go through ``AddImportsVisitor`` and ``RemoveImportsVisitor``. A file without a planned edit
+is returned untouched, without resolving any metadata. Refusals are reported through
+``context.warnings`` (as ``line: manual: reason``) and, structured, in
+``context.scratch[MANUAL_KEY]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import partial
 from typing import ClassVar
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from rebalance_lint.analysis.build import analyse
+from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.analysis.migration import migration_plan, plan_migration
+from rebalance_lint.source import Unparsable, parse
 
-from rebalance_codemods.api import ManualSite
-from rebalance_codemods.clients import CONFLUENT, LISTENER_CLIENTS
-from rebalance_codemods.confluent import plan_confluent
-from rebalance_codemods.listeners import plan_listeners
-from rebalance_codemods.meta import PROVIDERS, Index, Meta, build_index
-from rebalance_codemods.plan import Edit, Plan, Replacement, apply
+from rebalance_codemods.results import ManualSite
+from rebalance_codemods.rewrite import NodeEdit, Replacement, apply, locate
 
 MANUAL_KEY = "rebalance_codemods.manual"
 SITES_KEY = "rebalance_codemods.sites"
@@ -32,31 +34,43 @@ SITES_KEY = "rebalance_codemods.sites"
 #: tree (and imports) alone. ``--check`` needs no more: every planned site is a change.
 PLAN_ONLY_KEY = "rebalance_codemods.plan_only"
 
-CLIENT_PACKAGES = frozenset(c.package for c in (*LISTENER_CLIENTS, CONFLUENT))
-
-Planner = Callable[[cst.Module, Meta, Index], Plan]
-
 
 class _PlannedMigration(VisitorBasedCodemodCommand):
-    """Base: resolve metadata without LibCST's defensive deep copy, plan, then rewrite."""
+    """Base: plan from the ``ast`` model, then rewrite the planned nodes only."""
 
-    METADATA_DEPENDENCIES = PROVIDERS
-    PLANNERS: ClassVar[tuple[Planner, ...]] = ()
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider)
+    #: Restrict the plan to one client package (``kafka``, ``aiokafka``, ``confluent_kafka``).
+    ONLY: ClassVar[str | None] = None
 
-    def __init__(self, context: CodemodContext) -> None:
+    def __init__(self, context: CodemodContext, plan: MigrationPlan | None = None) -> None:
         super().__init__(context)
-        self._edits: dict[cst.CSTNode, list[Edit]] = {}
-        self._index: Index | None = None
+        self._given_plan = plan
+        self._plan = MigrationPlan()
+        self._edits: dict[cst.CSTNode, list[NodeEdit]] = {}
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
-        # Decide before resolving any metadata: most files that mention Kafka import no client.
-        self._index = build_index(tree)
-        if not self._index.packages & CLIENT_PACKAGES:
-            raise SkipFile("imports no Kafka client")
+        plan = self._given_plan if self._given_plan is not None else self._plan_for(tree)
+        manual: list[ManualSite] = self.context.scratch.setdefault(MANUAL_KEY, [])
+        for line, reason in plan.manual:
+            manual.append(ManualSite(line, reason))
+            self.warn(f"{line}: manual: {reason}")
+        self.context.scratch[SITES_KEY] = self.context.scratch.get(SITES_KEY, 0) + plan.sites
+        if not plan.edits or self.context.scratch.get(PLAN_ONLY_KEY):
+            return tree
+        self._plan = plan
         try:
             return super().transform_module(tree)
         finally:
-            self._index = None
+            self._plan = MigrationPlan()
+
+    def _plan_for(self, tree: cst.Module) -> MigrationPlan:
+        parsed = parse(tree.code, self.context.filename or "<unknown>")
+        if isinstance(parsed, Unparsable):
+            raise SkipFile(parsed.reason)
+        analysis = analyse(parsed.tree, parsed.text)
+        if self.ONLY is None:
+            return migration_plan(analysis)
+        return plan_migration(parsed.tree, parsed.text, analysis.imports, self.ONLY)
 
     @contextmanager
     def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
@@ -72,23 +86,14 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
                 self.context = replace(self.context, wrapper=old)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        meta = Meta(self.get_metadata)
-        index = self._index or build_index(tree)
-        plan = Plan()
-        for planner in self.PLANNERS:
-            plan.merge(planner(tree, meta, index))
-        manual: list[ManualSite] = self.context.scratch.setdefault(MANUAL_KEY, [])
-        for site in plan.manual:
-            manual.append(site)
-            self.warn(f"{site.line}: manual: {site.reason}")
-        self.context.scratch[SITES_KEY] = self.context.scratch.get(SITES_KEY, 0) + plan.sites
-        if not plan.edits or self.context.scratch.get(PLAN_ONLY_KEY):
-            return tree
-        for module, obj, asname in sorted(plan.imports, key=str):
+        positions: dict[cst.CSTNode, CodeRange] = dict(self.metadata[PositionProvider])  # type: ignore[arg-type]
+        parents: dict[cst.CSTNode, cst.CSTNode] = dict(self.metadata[ParentNodeProvider])  # type: ignore[arg-type]
+        located = locate(self._plan, tree, positions, parents)
+        for module, obj, asname in sorted(self._plan.imports, key=str):
             AddImportsVisitor.add_needed_import(self.context, module, obj, asname)
-        for node in plan.unused_import_nodes:
+        for node in located.unused_imports:
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
-        self._edits = plan.edits
+        self._edits = located.edits
         try:
             return tree.visit(self)
         finally:
@@ -107,7 +112,7 @@ class MigrateKafkaPython(_PlannedMigration):
         "kafka-python: one-arg ConsumerRebalanceListener classes become rebalance_guard "
         "RebalanceListeners; subscribe(listener=...) becomes set_rebalance_listener()."
     )
-    PLANNERS = (partial(plan_listeners, only="kafka"),)
+    ONLY = "kafka"
 
 
 class MigrateAiokafka(_PlannedMigration):
@@ -115,7 +120,7 @@ class MigrateAiokafka(_PlannedMigration):
         "aiokafka: one-arg ConsumerRebalanceListener classes become rebalance_guard "
         "RebalanceListeners (async stays async); subscribe(listener=...) is split."
     )
-    PLANNERS = (partial(plan_listeners, only="aiokafka"),)
+    ONLY = "aiokafka"
 
 
 class MigrateConfluent(_PlannedMigration):
@@ -123,7 +128,7 @@ class MigrateConfluent(_PlannedMigration):
         "confluent-kafka: on_assign/on_revoke/on_lost callbacks are registered through "
         "rebalance_guard so they receive the rebalance view."
     )
-    PLANNERS = (plan_confluent,)
+    ONLY = "confluent_kafka"
 
 
 class MigrateRebalanceListeners(_PlannedMigration):
@@ -131,4 +136,3 @@ class MigrateRebalanceListeners(_PlannedMigration):
         "Migrate Kafka rebalance listeners (kafka-python, aiokafka, confluent-kafka) to "
         "rebalance_guard: what KRB201-KRB203 find. Unsafe shapes are reported, not rewritten."
     )
-    PLANNERS = (plan_listeners, plan_confluent)

@@ -1,24 +1,21 @@
-"""Migrate one file's bytes: byte check, decode, parse, run the codemod, verify the output.
+"""Migrate one file's bytes: byte check, decode, parse, plan from the model, then rewrite.
 
-Files that cannot involve Kafka never reach LibCST (the byte check is the lint rules' own
-:func:`rebalance_lint.mentions_kafka`, so ``check``, ``migrate`` and the scan agree). A
-result that would not parse is treated as a crash and never written.
+Files that cannot involve Kafka are skipped before parsing (the byte check is the lint rules'
+own :func:`rebalance_lint.mentions_kafka`, so ``check``, ``migrate`` and the scan agree). The
+plan comes from the ``ast`` program model (``rebalance_lint.analysis.migration``); LibCST is
+imported and run only for a file whose plan has an edit, and only to apply it. A result that
+would not parse is treated as a crash and never written.
 """
 
 from __future__ import annotations
 
-import libcst as cst
-from libcst.codemod import CodemodContext, SkipFile
-from rebalance_lint.api import MAX_SOURCE_BYTES, mentions_kafka
-from rebalance_lint.source import Unparsable, decode
+from rebalance_lint.analysis.build import analyse
+from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.analysis.migration import migration_plan
+from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
+from rebalance_lint.source import Unparsable, load
 
-from rebalance_codemods.api import ManualSite, MigrationResult
-from rebalance_codemods.commands import (
-    MANUAL_KEY,
-    PLAN_ONLY_KEY,
-    SITES_KEY,
-    MigrateRebalanceListeners,
-)
+from rebalance_codemods.results import ManualSite, MigrationResult
 
 
 def migrate_bytes(source: bytes, filename: str, *, plan_only: bool = False) -> MigrationResult:
@@ -31,36 +28,46 @@ def migrate_bytes(source: bytes, filename: str, *, plan_only: bool = False) -> M
         return MigrationResult("ok", skipped=True)
     if len(source) > MAX_SOURCE_BYTES:
         return MigrationResult("too_large", reason=f"larger than {MAX_SOURCE_BYTES} bytes")
-    decoded = decode(source)
-    if isinstance(decoded, Unparsable):
-        return MigrationResult(decoded.status, reason=decoded.reason)
+    loaded = load(source, filename)
+    if isinstance(loaded, Unparsable):
+        return MigrationResult(loaded.status, reason=loaded.reason)
     try:
-        module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, SyntaxError) as exc:
-        return MigrationResult("syntax_error", reason=_one_line(exc))
+        plan = migration_plan(analyse(loaded.tree, loaded.text))
+    except RecursionError:
+        return MigrationResult("too_large", reason="too deeply nested to analyse")
+    except Exception as exc:  # a planner bug must be a status, not a failed run
+        return MigrationResult("crashed", reason=f"{type(exc).__name__}: {_one_line(exc)}")
+    manual = tuple(
+        sorted({ManualSite(line, reason) for line, reason in plan.manual},
+               key=lambda m: (m.line, m.reason))
+    )  # fmt: skip
+    if plan_only or not plan.edits:
+        return MigrationResult("ok", migrated_sites=plan.sites, manual=manual)
+    try:
+        new_source = _rewrite(source, plan)
     except RecursionError:
         return MigrationResult("too_large", reason="too deeply nested for LibCST")
-    context = CodemodContext(filename=filename, scratch={PLAN_ONLY_KEY: plan_only})
-    try:
-        new_source = _transform(module, context)
     except Exception as exc:  # a codemod bug must be a status, not a failed run
         return MigrationResult("crashed", reason=f"{type(exc).__name__}: {_one_line(exc)}")
-    manual: list[ManualSite] = context.scratch.get(MANUAL_KEY, [])
     return MigrationResult(
         "ok",
         new_source=new_source if new_source != source else None,
-        migrated_sites=int(context.scratch.get(SITES_KEY, 0)),
-        manual=tuple(sorted(set(manual), key=lambda m: (m.line, m.reason))),
+        migrated_sites=plan.sites,
+        manual=manual,
     )
 
 
-def _transform(module: cst.Module, context: CodemodContext) -> bytes:
-    """The migrated bytes (the input's when nothing applies); raises if they would not parse."""
-    try:
-        new_source = MigrateRebalanceListeners(context).transform_module(module).bytes
-    except SkipFile:
-        return module.bytes
-    if new_source != module.bytes:
+def _rewrite(source: bytes, plan: MigrationPlan) -> bytes:
+    """Apply ``plan`` with LibCST; raises if the result would not parse."""
+    import libcst as cst  # only files with a planned edit pay for LibCST
+    from libcst.codemod import CodemodContext
+
+    from rebalance_codemods.commands import MigrateRebalanceListeners
+
+    module = cst.parse_module(source)
+    command = MigrateRebalanceListeners(CodemodContext(), plan=plan)
+    new_source = command.transform_module(module).bytes
+    if new_source != source:
         cst.parse_module(new_source)  # never hand out code that does not parse
     return new_source
 

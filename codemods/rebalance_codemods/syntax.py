@@ -1,47 +1,10 @@
-"""Small LibCST helpers the codemods share: source text, purity, argument and parameter surgery."""
+"""Small LibCST helpers for the rewrite: argument, parameter and statement surgery."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import libcst as cst
-
-_EMPTY = cst.Module(body=[])
-
-
-def code(node: cst.CSTNode) -> str:
-    """Source text of ``node`` (used to compare two expressions for identity)."""
-    return _EMPTY.code_for_node(node).strip()
-
-
-def is_pure(node: cst.BaseExpression) -> bool:
-    """True when evaluating ``node`` earlier or later cannot change what the program does."""
-    if isinstance(node, cst.Name | cst.SimpleString | cst.Integer | cst.Float | cst.Ellipsis):
-        return True
-    if isinstance(node, cst.Attribute):
-        return is_pure(node.value)
-    if isinstance(node, cst.ConcatenatedString):
-        return is_pure(node.left) and is_pure(node.right)
-    if isinstance(node, cst.FormattedString):
-        return all(
-            is_pure(part.expression)
-            for part in node.parts
-            if isinstance(part, cst.FormattedStringExpression)
-        )
-    if isinstance(node, cst.List | cst.Tuple | cst.Set):
-        return all(isinstance(el, cst.Element) and is_pure(el.value) for el in node.elements)
-    if isinstance(node, cst.Subscript):
-        return is_pure(node.value) and all(
-            isinstance(el.slice, cst.Index) and is_pure(el.slice.value) for el in node.slice
-        )
-    return False
-
-
-def is_dotted(node: cst.BaseExpression) -> bool:
-    """``a`` or ``a.b.c``: an expression that names something without calling anything."""
-    if isinstance(node, cst.Name):
-        return True
-    return isinstance(node, cst.Attribute) and is_dotted(node.value)
 
 
 def drop_arg(args: Sequence[cst.Arg], index: int) -> list[cst.Arg]:
@@ -99,10 +62,6 @@ def find_arg(args: Sequence[cst.Arg], keyword: str, position: int | None) -> int
     if position is not None and position < positional_count(args):
         return position
     return None
-
-
-def has_star_args(args: Sequence[cst.Arg]) -> bool:
-    return any(arg.star for arg in args)
 
 
 def comment_lines(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:

@@ -4,6 +4,7 @@ left alone."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,30 @@ def test_lint_fixtures_migrate_consistently(path: Path) -> None:
         assert result.manual, f"KRB2xx still fires {after} but nothing was reported as manual"
     if result.new_source is not None:
         assert migrate_source(result.new_source, path.name).new_source is None
+
+
+EXAMPLES = sorted((ROOT / "examples").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", LINT_FIXTURES + EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixable_exactly_where_migrate_rewrites(path: Path) -> None:
+    """One decision: a KRB2xx finding is fixable exactly when ``migrate`` plans its site, so a
+    fixable finding is gone after ``migrate`` and a file changes exactly when one is fixable.
+
+    A finding that is not fixable may still disappear with a neighbouring rewrite: a consumer
+    injected through a keyword-only parameter is kept (KRB201, not fixable) but once its class
+    is a rebalance_guard listener the rule no longer reports the injection."""
+    source = path.read_bytes()
+    findings = [f for f in check_source(source, path.name).findings if f.code in MIGRATION_CODES]
+    fixable = Counter(f.code for f in findings if f.fixable)
+    kept = Counter(f.code for f in findings if not f.fixable)
+    for finding in findings:
+        assert finding.message.endswith("(fixable: rebalance-guard migrate)") == finding.fixable
+    result = migrate_source(source, path.name)
+    assert result.status == "ok", result.reason
+    after = Counter(f.code for f in check_source(result.new_source or source, path.name).findings
+                    if f.code in MIGRATION_CODES)  # fmt: skip
+    assert all(after[code] <= kept[code] for code in after), (
+        f"fixable {dict(fixable)}, kept {dict(kept)}, after {dict(after)}"
+    )
+    assert (result.new_source is not None) == bool(fixable)

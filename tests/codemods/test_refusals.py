@@ -245,11 +245,11 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
     import ast
     import inspect
 
-    from rebalance_codemods import confluent, injection, listeners, subscribe_sites
+    from rebalance_lint.analysis import migration_confluent, migration_listeners
 
     covered = " | ".join(reason for *_, reason in CASES)
     missing = []
-    for module in (listeners, subscribe_sites, injection, confluent):
+    for module in (migration_listeners, migration_confluent):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if isinstance(node, ast.Return) and isinstance(
                 node.value, ast.JoinedStr | ast.Constant

@@ -35,4 +35,5 @@ def test_fixture(path: Path) -> None:
     assert sorted(expected - actual) == [], "missing findings"
     for finding in report.findings:
         assert "\n" not in finding.message
-        assert finding.fixable == finding.code.startswith("KRB2")
+        # which KRB2xx sites are fixable is the migration plan's call (test_lint_agreement)
+        assert not finding.fixable or finding.code.startswith("KRB2")

@@ -32,11 +32,19 @@ def check(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+#: KRB201's example, registered in the same file, so ``migrate`` has a plan for it (fixable).
+MIGRATE_ME = BY_CODE["KRB201"].invalid[0] + (
+    "\n\nfrom kafka import KafkaConsumer\n\n"
+    'consumer = KafkaConsumer(group_id="g")\n'
+    'consumer.subscribe(["t"], listener=Listener(consumer))\n'
+)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     (tmp_path / "svc").mkdir()
     (tmp_path / "svc" / "listener.py").write_text(KRB104_SOURCE)
-    (tmp_path / "svc" / "migrate_me.py").write_text(BY_CODE["KRB201"].invalid[0])
+    (tmp_path / "svc" / "migrate_me.py").write_text(MIGRATE_ME)
     (tmp_path / "svc" / "clean.py").write_text("import kafka\n")
     return tmp_path
 

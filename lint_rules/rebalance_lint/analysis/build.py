@@ -120,6 +120,7 @@ class Prepared:
             indirect=self.builder.indirect(),
             foreign_callbacks=foreign_callbacks or [],
             path=unit.path,
+            tree=unit.facts.module.node,  # type: ignore[arg-type]
         )
 
 

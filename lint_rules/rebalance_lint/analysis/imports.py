@@ -18,6 +18,8 @@ class ImportMap:
     def __init__(self) -> None:
         self._names: dict[str, str] = {}
         self._aliases: list[tuple[str, ast.expr]] = []
+        #: Top-level packages imported absolutely (``import a.b``, ``from a.b import *`` too).
+        self.packages: set[str] = set()
         #: ``from .mod import name``: local name -> (level, module, name); repository mode
         #: resolves these to modules of the same repository (they never name a client).
         self.relative: dict[str, tuple[int, str, str]] = {}
@@ -28,6 +30,7 @@ class ImportMap:
 
     def add_import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.packages.add(alias.name.partition(".")[0])
             if alias.asname:
                 self._bind(alias.asname, alias.name)
             else:  # ``import a.b.c`` binds ``a``
@@ -41,6 +44,7 @@ class ImportMap:
                     local = alias.asname or alias.name
                     self.relative[local] = (node.level, node.module or "", alias.name)
             return
+        self.packages.add(node.module.partition(".")[0])
         for alias in node.names:
             if alias.name != "*":
                 self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")

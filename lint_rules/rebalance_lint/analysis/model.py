@@ -10,6 +10,7 @@ from typing import Literal
 
 from rebalance_lint.analysis.clients import Client
 from rebalance_lint.analysis.collect import FunctionNode, Scope, positional_params
+from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.imports import ImportMap
 
 Kind = Literal["assigned", "revoked", "lost"]
@@ -218,6 +219,10 @@ class Analysis:
     foreign_callbacks: list[Callback] = field(default_factory=list)
     #: the file's name in repository mode ("" for a single file)
     path: str = ""
+    #: the parsed file the model was built from (the migration planner reads it)
+    tree: ast.Module | None = None
+    #: the migration plan, made on first use by :func:`analysis.migration.migration_plan`
+    migration: MigrationPlan | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import CLIENT_LABEL, GUARD_MODULE, Client, guard_name
+from rebalance_lint.analysis.migration import is_fixable
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.rules.rule import Hit, Rule
 
@@ -153,12 +154,9 @@ c.subscribe(["orders"])
 
 
 def has_migration_plan(site: ast.AST, analysis: Analysis) -> bool:
-    """Whether ``rebalance-guard migrate`` rewrites this site: a KRB2xx hit's fixability.
-
-    The one place the rules ask; today's behaviour (every KRB2xx site counts as fixable)
-    until the program model's single fixability decision (issue 8) replaces this body.
-    """
-    return True
+    """Whether ``rebalance-guard migrate`` rewrites this site: a KRB2xx hit's fixability,
+    decided by the migration planner (:func:`rebalance_lint.analysis.migration.is_fixable`)."""
+    return is_fixable(site, analysis)
 
 
 @CONSUMER_INJECTED_INTO_LISTENER.per_file
@@ -212,7 +210,7 @@ def listener_in_subscribe(analysis: Analysis) -> Iterator[Hit]:
             what = "rebalance callbacks (" + ", ".join(f"{r}=" for r in reg.roles) + ")"
         yield LISTENER_PASSED_TO_SUBSCRIBE.hit(
             reg.anchor,
-            fixable=has_migration_plan(reg.anchor, analysis),
+            fixable=has_migration_plan(reg.call, analysis),
             what=what,
             fix=_registration_fix(reg.client),
         )

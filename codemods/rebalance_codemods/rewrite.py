@@ -1,0 +1,347 @@
+"""Turn a migration plan's edits into LibCST changes: find each span's node, then edit it.
+
+The plan (``rebalance_lint.analysis.migration``) decided everything from the ``ast`` model;
+this module only locates the planned nodes in the LibCST tree (an ``ast`` span converted from
+UTF-8 byte columns to LibCST's code-point columns, and the node kind the action expects) and
+builds the replacement. Nothing here decides whether a site may be migrated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+import libcst as cst
+from libcst.metadata import CodeRange
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span
+
+from rebalance_codemods.syntax import (
+    append_param,
+    drop_arg,
+    drop_param,
+    drop_statement,
+    find_arg,
+)
+
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]
+#: An edit receives the updated node (children already rewritten) and returns its replacement.
+NodeEdit = Callable[[cst.CSTNode], Replacement]
+Key = tuple[int, int, int, int]
+T = TypeVar("T", bound=cst.CSTNode)
+
+#: ``find`` takes a concrete type; every expression node derives from this one.
+_EXPRESSION: type[cst.BaseExpression] = cst.BaseExpression  # type: ignore[type-abstract]
+LISTENER_POSITION = 2  # subscribe(topics=(), pattern=None, listener=None) in both clients
+
+
+class PlanMismatch(Exception):
+    """A planned span has no node of the expected kind: the plan and the tree disagree."""
+
+
+@dataclass
+class Located:
+    """The plan's edits keyed by the original LibCST nodes they apply to."""
+
+    edits: dict[cst.CSTNode, list[NodeEdit]]
+    unused_imports: list[cst.BaseExpression]
+
+
+def locate(
+    plan: MigrationPlan,
+    module: cst.Module,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    parents: Mapping[cst.CSTNode, cst.CSTNode],
+) -> Located:
+    """Key every edit of ``plan`` by its node in ``module`` (positions from PositionProvider)."""
+    finder = _Finder(module, positions, parents)
+    edits: dict[cst.CSTNode, list[NodeEdit]] = {}
+    for edit in plan.edits:
+        node, change = _EDITORS[edit.action](edit, finder)
+        edits.setdefault(node, []).append(change)
+    unused = [finder.find(span, _EXPRESSION) for span in plan.unused_imports]
+    return Located(edits, unused)
+
+
+def apply(edits: list[NodeEdit], node: cst.CSTNode) -> Replacement:
+    """Run ``edits`` in order; a removal or split ends the chain."""
+    result: Replacement = node
+    for edit in edits:
+        if not isinstance(result, cst.CSTNode):
+            break
+        result = edit(result)
+    return result
+
+
+class _Finder:
+    def __init__(
+        self,
+        module: cst.Module,
+        positions: Mapping[cst.CSTNode, CodeRange],
+        parents: Mapping[cst.CSTNode, cst.CSTNode],
+    ) -> None:
+        self._lines = re.split("\r\n|\r|\n", module.code)
+        self._parents = parents
+        self._by_range: dict[Key, list[cst.CSTNode]] = {}
+        for node, where in positions.items():
+            key = (where.start.line, where.start.column, where.end.line, where.end.column)
+            self._by_range.setdefault(key, []).append(node)
+
+    def _column(self, line: int, byte_col: int) -> int:
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+    def find(self, span: Span, kind: type[T]) -> T:
+        key = (
+            span.line,
+            self._column(span.line, span.col),
+            span.end_line,
+            self._column(span.end_line, span.end_col),
+        )
+        for node in self._by_range.get(key, ()):
+            if isinstance(node, kind):
+                return node
+        raise PlanMismatch(f"no {kind.__name__} at {span}")
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self._parents[node]
+
+
+Editor = Callable[[Edit, _Finder], tuple[cst.CSTNode, NodeEdit]]
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _split_subscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``c.subscribe(t, listener=l)`` -> ``set_rebalance_listener(c, l)`` + ``c.subscribe(t)``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.SimpleStatementLine)
+        expr = node.body[0]
+        assert isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call)
+        call = expr.value
+        assert isinstance(call.func, cst.Attribute)
+        index = find_arg(call.args, "listener", LISTENER_POSITION)
+        assert index is not None
+        register = cst.Call(
+            func=cst.Name(edit.value),
+            args=[
+                cst.Arg(call.func.value.deep_clone(), comma=_COMMA),
+                cst.Arg(call.args[index].value),
+            ],
+        )
+        first = cst.SimpleStatementLine(body=[cst.Expr(register)], leading_lines=node.leading_lines)
+        second = node.with_changes(
+            leading_lines=(),
+            body=[expr.with_changes(value=call.with_changes(args=drop_arg(call.args, index)))],
+        )
+        return cst.FlattenSentinel([first, second])
+
+    return finder.find(edit.target, cst.SimpleStatementLine), change
+
+
+def _replace_with_name(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    return finder.find(edit.target, _EXPRESSION), lambda _node: cst.Name(edit.value)
+
+
+def _drop_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        return node.with_changes(params=drop_param(node.params, edit.index))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_init_statement(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    assert edit.other is not None
+    doomed = finder.find(edit.other, cst.SimpleStatementLine)
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
+        return node.with_changes(body=drop_statement(node.body, doomed, fill=False))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_if_empty(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """An ``__init__`` left with nothing to do goes away (or keeps a ``pass`` if it has params)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        body = node.body
+        if isinstance(body, cst.IndentedBlock) and not body.body:
+            if (
+                len(node.params.params) == 1
+                and not node.decorators
+                and not node.params.kwonly_params
+                and not any(line.comment for line in node.leading_lines)
+                and not any(line.comment for line in body.footer)
+            ):
+                return cst.RemoveFromParent()
+            return node.with_changes(
+                body=body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+            )
+        return node
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_call_arg(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call)
+        index = find_arg(node.args, edit.value, edit.index)
+        assert index is not None
+        return node.with_changes(args=drop_arg(node.args, index))
+
+    return finder.find(edit.target, cst.Call), change
+
+
+def _rename_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    base = finder.parent(finder.find(edit.target, _EXPRESSION))
+    assert isinstance(base, cst.Arg)
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Arg)
+        return node.with_changes(value=cst.Name(edit.value))
+
+    return base, change
+
+
+def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    param = cst.Param(
+        name=cst.Name(edit.value), annotation=cst.Annotation(annotation=cst.Name(edit.annotation))
+    )
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        return node.with_changes(params=append_param(node.params, param))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """Replace the callback functions in their block by one listener class at the first one."""
+    block = finder.parent(finder.find(edit.target, cst.FunctionDef))
+    wanted = {function: (method, self_name) for function, method, self_name in edit.names}
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Module | cst.IndentedBlock)
+        body: list[cst.BaseStatement] = []
+        methods: list[cst.FunctionDef] = []
+        slot = -1
+        for stmt in node.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
+                if slot < 0:
+                    slot = len(body)
+                method, self_name = wanted[stmt.name.value]
+                methods.append(_method(stmt, method, self_name, edit.annotation, not methods))
+            else:
+                body.append(stmt)
+        first = next(
+            s for s in node.body if isinstance(s, cst.FunctionDef) and s.name.value in wanted
+        )
+        listener = cst.ClassDef(
+            name=cst.Name(edit.value),
+            bases=[cst.Arg(cst.Name(edit.extra))],
+            body=cst.IndentedBlock(body=methods),
+            leading_lines=[line for line in first.leading_lines if line.comment is None],
+        )
+        body.insert(slot, listener)
+        return node.with_changes(body=body)
+
+    return block, change
+
+
+def _method(
+    fn: cst.FunctionDef, name: str, self_name: str, protocol: str, first: bool
+) -> cst.FunctionDef:
+    """``def on_assign(consumer, partitions)`` -> ``def on_partitions_assigned(self, partitions,
+    consumer: RebalanceConsumer)`` with the same body."""
+    consumer, partitions = fn.params.params
+    params = fn.params.with_changes(
+        params=[
+            cst.Param(cst.Name(self_name), comma=_COMMA),
+            partitions.with_changes(comma=_COMMA),
+            consumer.with_changes(
+                annotation=cst.Annotation(cst.Name(protocol)), comma=cst.MaybeSentinel.DEFAULT
+            ),
+        ]
+    )
+    comments = [line for line in fn.leading_lines if line.comment is not None]
+    spacing = [] if first else [cst.EmptyLine(indent=False)]
+    body = fn.body
+    if isinstance(body, cst.IndentedBlock) and not body.body:
+        body = body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+    return fn.with_changes(
+        name=cst.Name(name), params=params, leading_lines=[*spacing, *comments], body=body
+    )
+
+
+def _resubscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``c.subscribe(topics, on_assign=f)`` -> ``subscribe(c, topics, RebalanceCallbacks())``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+        topics_index = find_arg(node.args, "topics", 0)
+        assert topics_index is not None
+        topics = node.args[topics_index].with_changes(
+            keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=_COMMA
+        )
+        listener = cst.Arg(cst.Call(func=cst.Name(edit.extra)))
+        return node.with_changes(
+            func=cst.Name(edit.value),
+            args=[cst.Arg(node.func.value, comma=_COMMA), topics, listener],
+        )
+
+    return finder.find(edit.target, cst.Call), change
+
+
+def _seek_loop(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``consumer.assign(partitions)`` -> ``for p in partitions: consumer.seek(p)``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.SimpleStatementLine)
+        expr = node.body[0]
+        assert isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call)
+        func = expr.value.func
+        assert isinstance(func, cst.Attribute)
+        seek = cst.Call(
+            func=func.with_changes(attr=cst.Name("seek")), args=[cst.Arg(cst.Name(edit.extra))]
+        )
+        return cst.For(
+            target=cst.Name(edit.extra),
+            iter=cst.Name(edit.value),
+            body=cst.IndentedBlock(
+                body=[node.with_changes(body=[cst.Expr(seek)], leading_lines=())]
+            ),
+            leading_lines=node.leading_lines,
+        )
+
+    return finder.find(edit.target, cst.SimpleStatementLine), change
+
+
+def _drop_final(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    statement = finder.find(edit.target, cst.SimpleStatementLine)
+    block = finder.parent(statement)
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.IndentedBlock)
+        return drop_statement(node, statement)
+
+    return block, change
+
+
+_EDITORS: dict[str, Editor] = {
+    "split_subscribe": _split_subscribe,
+    "replace_with_name": _replace_with_name,
+    "drop_param": _drop_param,
+    "drop_init_statement": _drop_init_statement,
+    "drop_if_empty": _drop_if_empty,
+    "drop_call_arg": _drop_call_arg,
+    "rename_base": _rename_base,
+    "append_param": _append_param,
+    "gather": _gather,
+    "resubscribe": _resubscribe,
+    "seek_loop": _seek_loop,
+    "drop_final": _drop_final,
+}

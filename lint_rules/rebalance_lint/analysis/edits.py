@@ -1,0 +1,92 @@
+"""What a migration plan is made of: source spans and the edits planned at them.
+
+Plain data that imports nothing else of the package: the planner (``analysis.migration``)
+fills it from the ``ast`` model, the codemods (``rebalance_codemods.rewrite``) find each span's
+LibCST node and apply the edit there. Columns are ``ast``'s (UTF-8 byte offsets, 0-based).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Where a node is: ``line``/``end_line`` 1-based, ``col``/``end_col`` UTF-8 byte offsets."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+def span(node: ast.AST) -> Span:
+    return Span(
+        getattr(node, "lineno", 0),
+        getattr(node, "col_offset", 0),
+        getattr(node, "end_lineno", 0) or 0,
+        getattr(node, "end_col_offset", 0) or 0,
+    )
+
+
+Action = Literal[
+    "split_subscribe",  # at a statement: set_rebalance_listener(c, l) + c.subscribe(t)
+    "replace_with_name",  # at an expression: the name ``value``
+    "drop_param",  # at a def: positional parameter ``index`` goes
+    "drop_init_statement",  # at a def: statement ``other`` leaves its body (no pass added)
+    "drop_if_empty",  # at a def: an __init__ left empty goes (or keeps a pass)
+    "drop_call_arg",  # at a call: the argument for parameter ``value``/position ``index`` goes
+    "rename_base",  # at a class base expression: becomes the name ``value``
+    "append_param",  # at a def: ``value: annotation`` appended to its positional parameters
+    "gather",  # at the block holding def ``target``: ``names`` defs -> class ``value(extra)``
+    "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, extra())
+    "seek_loop",  # at a statement c.assign(p): for ``extra`` in ``value``: c.seek(``extra``)
+    "drop_final",  # at the block holding statement ``target``: that statement goes
+]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One planned change at one node (found by its span and the action's node kind)."""
+
+    action: Action
+    target: Span
+    value: str = ""
+    extra: str = ""
+    index: int = -1
+    other: Span | None = None
+    annotation: str = ""  # the view's annotation (``append_param``, ``gather``)
+    #: ``gather``: (function name, listener method name, name of its ``self``) per callback
+    names: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass
+class MigrationPlan:
+    """Edits in order, imports to add (module, name, alias) and to drop, refusals, site count.
+
+    ``planned`` holds the spans of the KRB2xx sites the plan migrates (class, injected
+    parameter, registration): the rules call a finding fixable exactly when its node is there.
+    """
+
+    edits: list[Edit] = field(default_factory=list)
+    imports: set[tuple[str, str, str | None]] = field(default_factory=set)
+    unused_imports: list[Span] = field(default_factory=list)
+    manual: list[tuple[int, str]] = field(default_factory=list)
+    sites: int = 0
+    planned: set[Span] = field(default_factory=set)
+
+    def edit(self, edit: Edit) -> None:
+        self.edits.append(edit)
+
+    def refuse(self, line: int, reason: str) -> None:
+        self.manual.append((line, reason))
+
+    def merge(self, other: MigrationPlan) -> None:
+        self.edits.extend(other.edits)
+        self.imports |= other.imports
+        self.unused_imports.extend(other.unused_imports)
+        self.manual.extend(other.manual)
+        self.sites += other.sites
+        self.planned |= other.planned

@@ -1,0 +1,56 @@
+"""The one place that decides what ``rebalance-guard migrate`` rewrites, and so what is fixable.
+
+The planners read the program model's tree and imports and stage every edit (as source
+spans) or refuse a site with its reason; nothing here touches LibCST. The rules call a
+KRB2xx finding fixable exactly when :func:`is_fixable` finds its node among the plan's
+migrated sites, and the codemods (``rebalance_codemods``) apply exactly the plan's edits,
+parsing a file with LibCST only when the plan has at least one.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import CLIENTS
+
+from rebalance_lint.analysis.edits import MigrationPlan, span
+from rebalance_lint.analysis.imports import ImportMap
+from rebalance_lint.analysis.migration_confluent import plan_confluent
+from rebalance_lint.analysis.migration_facts import file_facts
+from rebalance_lint.analysis.migration_listeners import plan_listeners
+from rebalance_lint.analysis.model import Analysis
+
+#: A file that imports none of these has nothing to migrate (decided before any planning).
+CLIENT_PACKAGES = frozenset(client.package for client in CLIENTS.values())
+
+
+def plan_migration(
+    tree: ast.Module, text: str, imports: ImportMap, only: str | None = None
+) -> MigrationPlan:
+    """Every edit and refusal for one parsed file (``only``: one client package)."""
+    packages = imports.packages & CLIENT_PACKAGES
+    if only is not None:
+        packages &= {only}
+    if not packages:
+        return MigrationPlan()
+    facts = file_facts(tree, text, imports)
+    plan = plan_listeners(facts, only)
+    if only in (None, "confluent_kafka"):
+        plan.merge(plan_confluent(facts))
+    return plan
+
+
+def migration_plan(analysis: Analysis) -> MigrationPlan:
+    """The plan for the file ``analysis`` models, made once and kept on it."""
+    if analysis.migration is None:
+        tree = analysis.tree
+        analysis.migration = (
+            plan_migration(tree, analysis.text, analysis.imports) if tree else MigrationPlan()
+        )
+    return analysis.migration
+
+
+def is_fixable(site: ast.AST, analysis: Analysis) -> bool:
+    """Whether the migration rewrites ``site`` (a listener class, an injected parameter, or a
+    registering call): the fixability of a KRB2xx finding."""
+    return span(site) in migration_plan(analysis).planned

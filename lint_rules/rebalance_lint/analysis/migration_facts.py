@@ -1,0 +1,299 @@
+"""What the migration planner reads about one file, beyond the rules' model: an index of
+classes, calls and attributes in source order, name bindings, and small expression tests.
+
+Built only for a file whose model has a migration candidate (``analysis.migration``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.analysis.imports import ImportMap
+from rebalance_lint.analysis.scopes import Bindings
+
+VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
+
+
+@dataclass
+class FileIndex:
+    """Nodes collected in one source-order walk (the order edits and aliases are decided in)."""
+
+    classes: list[ast.ClassDef] = field(default_factory=list)
+    calls: list[ast.Call] = field(default_factory=list)
+    method_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
+    attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
+    packages: set[str] = field(default_factory=set)  # top-level packages imported absolutely
+    names: set[str] = field(default_factory=set)  # every name the file binds or uses
+    claimed: dict[str, str] = field(default_factory=dict)  # local name -> imported symbol
+
+
+@dataclass
+class FileFacts:
+    """The planner's view of one file."""
+
+    tree: ast.Module
+    lines: list[str]
+    imports: ImportMap
+    index: FileIndex
+    bindings: Bindings
+
+    def qualnames(self, expr: ast.expr) -> set[str]:
+        """Fully qualified names ``expr`` was imported as (empty when not imported)."""
+        found = self.imports.resolve(expr)
+        return {found} if found else set()
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.bindings.parent.get(node)
+
+
+def file_facts(tree: ast.Module, text: str, imports: ImportMap) -> FileFacts:
+    lines = re.split("\r\n|\r|\n", text)
+    return FileFacts(tree, lines, imports, build_index(tree), Bindings(tree))
+
+
+def source_order(root: ast.AST) -> list[ast.AST]:
+    """Every node under ``root`` in source order (decorators before the ``def``/``class``)."""
+    out: list[ast.AST] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first: list[ast.AST] = list(node.decorator_list)
+            rest = [c for c in ast.iter_child_nodes(node) if c not in node.decorator_list]
+            children = first + rest
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+    return out
+
+
+def build_index(tree: ast.Module) -> FileIndex:
+    index = FileIndex()
+    for node in source_order(tree):
+        if isinstance(node, ast.ClassDef):
+            index.classes.append(node)
+        elif isinstance(node, ast.Call):
+            index.calls.append(node)
+            if isinstance(node.func, ast.Attribute):
+                index.method_calls.setdefault(node.func.attr, []).append(node)
+        elif isinstance(node, ast.Attribute):
+            index.attributes.setdefault(node.attr, []).append(node)
+        elif isinstance(node, ast.Import):
+            index.packages.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            index.packages.add(node.module.partition(".")[0])
+    index.names = names_in(tree)
+    return index
+
+
+def names_in(root: ast.AST) -> set[str]:
+    """Every name ``root`` binds or uses (``x.consumer`` and ``f(consumer=...)`` take none)."""
+    names: set[str] = set()
+    for node in ast.walk(root):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add(node.name.partition(".")[0])
+            if node.asname:
+                names.add(node.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.partition(".")[0])
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
+
+
+def view_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """A parameter name for the view that nothing in ``function`` already uses."""
+    taken = names_in(function)
+    return next((name for name in VIEW_NAMES if name not in taken), None)
+
+
+def guard_name(
+    facts: FileFacts, taken: set[str], module: str, obj: str, plan: MigrationPlan
+) -> str:
+    """Schedule ``from module import obj`` and return the name to use for it.
+
+    A name the file already uses for something else, anywhere (the aiokafka docs call their
+    own listener class ``RebalanceListener``; a function may have a local ``subscribe``), or
+    one this run already gave to another client's symbol (a file using kafka-python and
+    aiokafka needs two ``set_rebalance_listener``), gets the import aliased, not shadowed.
+    """
+    claimed = facts.index.claimed
+    wanted = f"{module}.{obj}"
+    client = module.rpartition(".")[2]
+    if obj[:1].isupper():
+        aliases = [f"Guard{obj}", "".join(p.title() for p in client.split("_")) + obj]
+    else:
+        aliases = [f"guard_{obj}", f"{client}_{obj}"]
+    local = f"_rg_{client}_{obj}"
+    for candidate in (obj, *aliases):
+        if claimed.get(candidate, wanted) != wanted:
+            continue
+        if candidate in claimed or candidate not in taken:
+            local = candidate
+            break
+        if _module_binds_only(facts, candidate, wanted):
+            local = candidate
+            break
+    claimed[local] = wanted
+    plan.imports.add((module, obj, None if local == obj else local))
+    return local
+
+
+def _module_binds_only(facts: FileFacts, name: str, wanted: str) -> bool:
+    """Whether every module-level binding of ``name`` imports exactly ``wanted``."""
+    found = facts.bindings.module.assignments.get(name, [])
+    qualnames: set[str] = set()
+    for node in found:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            qualnames |= {
+                f"{node.module}.{a.name}" for a in node.names if (a.asname or a.name) == name
+            }
+        elif isinstance(node, ast.Import):
+            qualnames |= {a.name for a in node.names if (a.asname or a.name) == name}
+        else:
+            return False
+    return bool(found) and qualnames == {wanted}
+
+
+# -- expressions --------------------------------------------------------------------------
+
+
+def is_pure(node: ast.expr) -> bool:
+    """True when evaluating ``node`` earlier or later cannot change what the program does."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, complex)
+    if isinstance(node, ast.Attribute):
+        return is_pure(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return all(is_pure(v) for v in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return is_pure(node.value)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(not isinstance(el, ast.Starred) and is_pure(el) for el in node.elts)
+    if isinstance(node, ast.Subscript):
+        index = node.slice
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        return is_pure(node.value) and all(
+            not isinstance(el, ast.Slice) and is_pure(el) for el in items
+        )
+    return False
+
+
+def is_dotted(node: ast.expr) -> bool:
+    """``a`` or ``a.b.c``: an expression that names something without calling anything."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def find_arg(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
+    """The argument bound to parameter ``keyword`` (or at ``position``), if any."""
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position is not None and position < positional_count(call):
+        return call.args[position]
+    return None
+
+
+def positional_count(call: ast.Call) -> int:
+    """How many leading plain positional arguments a call has."""
+    count = 0
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            break
+        count += 1
+    return count
+
+
+def has_star_args(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    )
+
+
+def argument_count(call: ast.Call) -> int:
+    return len(call.args) + len(call.keywords)
+
+
+def ordered_args(call: ast.Call) -> list[ast.expr]:
+    """The call's argument values in source order (positional, keyword and starred alike)."""
+    return sorted([*call.args, *(kw.value for kw in call.keywords)], key=_position)
+
+
+def _position(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+Layout = Literal["own", "shared", "suite"]
+
+
+def statement_layout(stmt: ast.AST, facts: FileFacts) -> Layout:
+    """``own``: alone on its line(s); ``shared``: ``a; b``; ``suite``: ``if x: a`` (one line)."""
+    parent = facts.parent(stmt)
+    body = containing_list(parent, stmt) if parent is not None else None
+    if body is None:
+        return "own"
+    i = next(n for n, item in enumerate(body) if item is stmt)
+    first = i
+    while first > 0 and body[first - 1].end_lineno == body[first].lineno:
+        first -= 1
+    head = body[first]
+    prefix = facts.lines[head.lineno - 1].encode()[: head.col_offset]
+    if prefix.strip():
+        return "suite"
+    last = i
+    while last + 1 < len(body) and body[last + 1].lineno == body[last].end_lineno:
+        last += 1
+    return "own" if first == last else "shared"
+
+
+def containing_list(parent: ast.AST, stmt: ast.AST) -> list[ast.stmt] | None:
+    for _name, value in ast.iter_fields(parent):
+        if isinstance(value, list) and any(item is stmt for item in value):
+            return value
+    return None
+
+
+def self_attr(node: ast.AST, self_name: str) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+    ):
+        return node.attr
+    return None
+
+
+def first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    return params[0].arg if params else ""
+
+
+def methods_of(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    return {
+        stmt.name: stmt
+        for stmt in cls.body
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+    }

@@ -1,0 +1,590 @@
+"""Plan the kafka-python and aiokafka migration: listener classes, injected consumers, subscribe().
+
+The unit is a listener class with every place it is instantiated and registered. It is
+migrated only when all of it is safe: the class derives from the client's listener base and
+nothing else; its callbacks take exactly ``(self, partitions)``; every instance is registered
+in this file; and a consumer handed to its constructor is provably the consumer it is
+registered on (same expression at every instantiation). Anything else is refused, with the
+reason, and left byte-identical.
+
+KRB203 (``c.subscribe(topics, listener=l)`` becomes ``set_rebalance_listener(c, l)`` then
+``c.subscribe(topics)``): only a statement of its own on a plainly named consumer is split,
+and only when registering the listener first cannot change the order in which the arguments'
+side effects happen. KRB201: the injected parameter is the one that receives, at every
+instantiation, the very consumer the instance is registered on; its uses inside callbacks
+become the view (only calls of methods the view offers); the parameter, the
+``self.<attr> = <param>`` and the arguments go, unless the consumer is used elsewhere too.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
+from rebalance_guard._client_facts import CLIENTS, CONSUMER_METHODS, ClientFacts
+
+from rebalance_lint.analysis.clients import client_listener_base
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import (
+    FileFacts,
+    argument_count,
+    find_arg,
+    first_param,
+    guard_name,
+    has_star_args,
+    is_dotted,
+    is_none,
+    is_pure,
+    methods_of,
+    ordered_args,
+    self_attr,
+    source_order,
+    statement_layout,
+    view_name,
+)
+
+#: The clients whose listeners are objects (kafka-python, aiokafka), not confluent's callbacks.
+LISTENER_CLIENTS = tuple(c for c in CLIENTS.values() if c.registration == "listener")
+LISTENER_POSITION = 2  # subscribe(topics=(), pattern=None, listener=None) in both clients
+ASYNC_BASE = (
+    "derives from kafka-python's AsyncConsumerRebalanceListener, whose async callbacks "
+    "cannot become rebalance_guard methods (kafka-python listeners run synchronously); "
+    "migrate by hand"
+)
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+Kind = tuple[ClientFacts, str]  # (client, "legacy" | "async" | "guard")
+
+
+@dataclass
+class _State:
+    """What planning learns about registrations while it goes."""
+
+    facts: FileFacts
+    clients: list[ClientFacts]
+    #: listener creation -> source of the consumer it is registered on
+    registrations: dict[ast.Call, str] = field(default_factory=dict)
+    instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
+    pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
+    registered_values: set[ast.AST] = field(default_factory=set)
+
+
+def plan_listeners(facts: FileFacts, only: str | None = None) -> MigrationPlan:
+    """Everything KRB201-KRB203 find for kafka-python and aiokafka (or ``only`` one of them)."""
+    plan = MigrationPlan()
+    index = facts.index
+    clients = [
+        c for c in LISTENER_CLIENTS if c.package in index.packages and only in (None, c.package)
+    ]
+    if not clients:
+        return plan
+    state = _State(facts, clients)
+    classes = {cls: _listener_client(cls, facts, clients) for cls in index.classes}
+    legacy = {cls: kind for cls, kind in classes.items() if kind and kind[1] != "guard"}
+    family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]] = {}
+    for call in index.method_calls.get("subscribe", []):
+        _plan_subscribe(call, state, classes, plan, family_sites)
+    _collect_registered(state)
+    for cls, (client, kind) in legacy.items():
+        family = MigrationPlan()
+        reason = ASYNC_BASE if kind == "async" else _plan_class(cls, client, state, family)
+        if reason is None:
+            plan.merge(family)
+            for _, site in family_sites.get(cls, []):
+                plan.merge(site)
+        else:
+            plan.refuse(cls.lineno, f"listener class {cls.name}: {reason}")
+            for line, _ in family_sites.get(cls, []):
+                plan.refuse(line, f"registers {cls.name}, which must be migrated by hand first")
+    return plan
+
+
+def _listener_client(
+    cls: ast.ClassDef, facts: FileFacts, clients: list[ClientFacts]
+) -> Kind | None:
+    """(client, "legacy" | "async" | "guard") when ``cls`` derives from a listener base.
+
+    Client bases are recognised by the rules' own resolver, so the codemod rewrites exactly
+    the classes KRB202 reports.
+    """
+    by_lint_name = {client.key: client for client in clients}
+    for base in cls.bases:
+        for name in facts.qualnames(base):
+            found = client_listener_base(name)
+            if found is not None and found[0] in by_lint_name:
+                return by_lint_name[found[0]], "async" if found[1] else "legacy"
+            for client in clients:
+                if name == client.guard_listener:
+                    return client, "guard"
+    return None
+
+
+def _code(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+# -- registrations --------------------------------------------------------------------------
+
+
+def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
+    """The ``Cls(...)`` call that produced a listener expression, if the planner can see it."""
+    if isinstance(value, ast.Call):
+        return value
+    if not isinstance(value, ast.Name):
+        return None
+    target = state.facts.bindings.binding(value)
+    assign = state.facts.parent(target) if target is not None else None
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(assign, ast.Assign)
+        and len(assign.targets) == 1
+        and assign.targets[0] is target
+        and isinstance(assign.value, ast.Call)
+    ):
+        state.instance_names[assign.value] = target
+        return assign.value
+    return None
+
+
+def _class_of(creation: ast.Call | None, state: _State) -> ast.ClassDef | None:
+    if creation is None or not isinstance(creation.func, ast.Name):
+        return None
+    bound = state.facts.bindings.binding(creation.func)
+    return bound if isinstance(bound, ast.ClassDef) else None
+
+
+def _plan_subscribe(
+    call: ast.Call,
+    state: _State,
+    classes: dict[ast.ClassDef, Kind | None],
+    plan: MigrationPlan,
+    family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]],
+) -> None:
+    value = find_arg(call, "listener", LISTENER_POSITION)
+    if value is None or is_none(value):
+        return
+    facts = state.facts
+    creation = _creation_of(value, state)
+    cls = _class_of(creation, state)
+    kind = classes.get(cls) if cls is not None else None
+    if kind is not None:
+        client = kind[0]
+    elif cls is not None:
+        plan.refuse(
+            call.lineno,
+            f"listener class {cls.name} derives from no client listener base; migrate it by hand",
+        )
+        return
+    elif (resolved := _client_by_imports(call, creation, state)) is not None:
+        client = resolved  # a listener from elsewhere: the runtime takes legacy ones too
+    else:
+        plan.refuse(call.lineno, "cannot tell which Kafka client this subscribe() belongs to")
+        return
+    reason = _why_not_splittable(call, value, creation, cls, facts)
+    if reason is not None:
+        plan.refuse(call.lineno, reason)
+        if cls is not None:
+            state.pinned[cls] = call.lineno
+        return
+    site = MigrationPlan()
+    statement = facts.parent(call)
+    assert isinstance(statement, ast.Expr)
+    setter = guard_name(
+        facts, facts.index.names, client.guard_module, "set_rebalance_listener", site
+    )
+    site.edit(Edit("split_subscribe", span(statement), value=setter))
+    site.sites += 1
+    site.planned.add(span(call))
+    state.registered_values.add(value)
+    if creation is not None:
+        assert isinstance(call.func, ast.Attribute)
+        state.registrations[creation] = _code(call.func.value)
+    if cls is not None and kind is not None and kind[1] != "guard":
+        family_sites.setdefault(cls, []).append((call.lineno, site))
+    else:
+        plan.merge(site)
+
+
+def _client_by_imports(
+    call: ast.Call, creation: ast.Call | None, state: _State
+) -> ClientFacts | None:
+    """The client, from the imports: the only one imported, the listener's base class, or the
+    class the consumer was created from (``c = aiokafka.AIOKafkaConsumer(...)``)."""
+    if len(state.clients) == 1:
+        return state.clients[0]
+    by_lint_name = {client.key: client for client in state.clients}
+    names: set[str] = set()
+    if creation is not None:
+        for name in state.facts.qualnames(creation.func):
+            found = client_listener_base(name)
+            if found is not None and found[0] in by_lint_name:
+                return by_lint_name[found[0]]
+    assert isinstance(call.func, ast.Attribute)
+    receiver = call.func.value
+    made = _creation_of(receiver, state) if isinstance(receiver, ast.Name) else None
+    if made is not None:
+        names = state.facts.qualnames(made.func)
+    matches = {c for c in state.clients for n in names if n.startswith(f"{c.package}.")}
+    return matches.pop() if len(matches) == 1 else None
+
+
+def _why_not_splittable(
+    call: ast.Call,
+    listener: ast.expr,
+    creation: ast.Call | None,
+    cls: ast.ClassDef | None,
+    facts: FileFacts,
+) -> str | None:
+    statement = facts.parent(call)
+    layout = statement_layout(statement, facts) if isinstance(statement, ast.Expr) else "value"
+    if layout in ("value", "suite"):
+        return "subscribe(listener=...) is used as a value; split it by hand"
+    if layout == "shared":
+        return "subscribe(listener=...) shares its line with other statements"
+    assert isinstance(call.func, ast.Attribute)
+    if not is_dotted(call.func.value):
+        return "the consumer is not a plain name, so it cannot be named twice"
+    if has_star_args(call):
+        return "subscribe() takes *args or **kwargs; the listener cannot be located safely"
+    others = [arg for arg in ordered_args(call) if arg is not listener]
+    creation_pure = (
+        creation is listener
+        and cls is not None
+        and _init_only_stores(cls, facts)
+        and all(is_pure(a) for a in ordered_args(creation))
+    )
+    if not (all(is_pure(v) for v in others) or is_pure(listener) or creation_pure):
+        return "registering the listener first would change the order its arguments are evaluated"
+    return None
+
+
+def _init_only_stores(cls: ast.ClassDef, facts: FileFacts) -> bool:
+    """Whether creating ``cls`` runs nothing but ``self.x = <pure>`` (so it can move earlier)."""
+    init = methods_of(cls).get("__init__")
+    if init is None:
+        return True
+    for stmt in _block(init, facts):
+        if isinstance(stmt, ast.Pass):
+            continue
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str | bytes)
+        ):
+            continue  # a docstring
+        if not (
+            isinstance(stmt, ast.Assign)
+            and all(isinstance(t, ast.Attribute) for t in stmt.targets)
+            and is_pure(stmt.value)
+        ):
+            return False
+    return True
+
+
+def _block(fn: Function, facts: FileFacts) -> list[ast.stmt]:
+    """The statements of an indented body (a one-line ``def f(): x`` has none to edit)."""
+    return [] if statement_layout(fn.body[0], facts) == "suite" else list(fn.body)
+
+
+def _collect_registered(state: _State) -> None:
+    """Instances already passed to ``set_rebalance_listener`` count as registered."""
+    wanted = {f"{c.guard_module}.set_rebalance_listener" for c in state.clients}
+    for call in state.facts.index.calls:
+        if argument_count(call) == 2 and state.facts.qualnames(call.func) & wanted:
+            consumer, listener = ordered_args(call)
+            creation = _creation_of(listener, state)
+            state.registered_values.add(listener)
+            if creation is not None:
+                state.registrations[creation] = _code(consumer)
+
+
+# -- the listener class ---------------------------------------------------------------------
+
+
+def _plan_class(
+    cls: ast.ClassDef, client: ClientFacts, state: _State, plan: MigrationPlan
+) -> str | None:
+    """Stage the migration of one legacy listener class in ``plan``; return why not, if not."""
+    facts = state.facts
+    if len(cls.bases) != 1 or cls.keywords:
+        return "other base classes or a metaclass; the codemod cannot rebase it safely"
+    if cls in state.pinned:
+        return f"its subscribe() at line {state.pinned[cls]} cannot be migrated"
+    methods = methods_of(cls)
+    callbacks = {n: f for n, f in methods.items() if n in CALLBACKS}
+    if not callbacks:
+        return "defines no on_partitions_* callback"
+    for fn in callbacks.values():
+        reason = _callback_shape(fn, client)
+        if reason is not None:
+            return reason
+    for attr in CALLBACKS:
+        for node in facts.index.attributes.get(attr, []):
+            return f"{attr} is called directly at line {node.lineno}, with one argument"
+    creations, reason = _creations(cls, facts)
+    if reason is not None:
+        return reason
+    if not creations:
+        return "no instance is created in this file; migrate it where it is registered"
+    for creation in creations:
+        if creation not in state.registrations:
+            return (
+                f"the instance created at line {creation.lineno} is not registered with "
+                f"subscribe(listener=...) in this file"
+            )
+        reason = _instance_escapes(creation, state)
+        if reason is not None:
+            return reason
+    views: dict[Function, str] = {}
+    for fn in callbacks.values():
+        view = view_name(fn)
+        if view is None:
+            return f"{fn.name} already uses every name the codemod would give the view"
+        views[fn] = view
+    reason = _plan_injection(cls, client, methods, creations, views, state, plan)
+    if reason is not None:
+        return reason
+    base = cls.bases[0]
+    taken = facts.index.names
+    listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)
+    plan.edit(Edit("rename_base", span(base), value=listener_name))
+    plan.unused_imports.append(span(base))
+    protocol = guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan)
+    for fn, view in views.items():
+        plan.edit(Edit("append_param", span(fn), value=view, annotation=protocol))
+    plan.sites += 1
+    plan.planned.add(span(cls))
+    return None
+
+
+def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
+    args = fn.args
+    label = fn.name
+    if fn.decorator_list:
+        return f"{label} is decorated; the codemod cannot know what the decorator expects"
+    if isinstance(fn, ast.AsyncFunctionDef) and not client.async_callbacks:
+        return f"{label} is async, which {client.name} listeners cannot be"
+    if args.vararg or args.kwonlyargs or args.kwarg:
+        return f"{label} takes *args, keyword-only or **kwargs parameters"
+    if args.posonlyargs or len(args.args) != 2:
+        return f"{label} does not take exactly (self, partitions)"
+    if args.defaults:
+        return f"{label} has parameter defaults"
+    return None
+
+
+def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str | None]:
+    """Every ``Cls(...)`` call, or why some use of the class name cannot be followed."""
+    refs = facts.bindings.references(cls, cls.name)
+    if refs is None:
+        return [], f"the name {cls.name} is bound more than once"
+    creations = []
+    for ref in refs:
+        parent = facts.parent(ref)
+        if isinstance(parent, ast.Call) and parent.func is ref:
+            if has_star_args(parent):
+                return [], f"instantiated with *args or **kwargs at line {ref.lineno}"
+            creations.append(parent)
+        elif ref in facts.bindings.in_annotation or _is_isinstance_arg(ref, facts):
+            continue
+        else:
+            return (
+                [],
+                f"{cls.name} is used at line {ref.lineno} in a way the codemod cannot follow",
+            )
+    return creations, None
+
+
+def _is_isinstance_arg(ref: ast.AST, facts: FileFacts) -> bool:
+    call = facts.parent(ref)
+    if isinstance(call, ast.keyword):
+        call = facts.parent(call)
+    return (
+        isinstance(call, ast.Call)
+        and call.func is not ref
+        and isinstance(call.func, ast.Name)
+        and call.func.id in {"isinstance", "issubclass"}
+    )
+
+
+def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
+    """A listener kept in a variable may be used only for registration and plain attributes."""
+    target = state.instance_names.get(creation)
+    if target is None:
+        return None
+    facts = state.facts
+    refs = facts.bindings.references(target, target.id)
+    for ref in refs if refs is not None else [target]:  # rebound: no use can be vouched for
+        parent = facts.parent(ref)
+        if (
+            isinstance(parent, ast.Attribute)
+            and parent.value is ref
+            and parent.attr not in CALLBACKS
+        ):
+            continue
+        if ref in state.registered_values:
+            continue
+        return f"the listener {target.id} is used at line {ref.lineno} beyond its registration"
+    return None
+
+
+# -- KRB201: the injected consumer ----------------------------------------------------------
+
+
+def _plan_injection(
+    cls: ast.ClassDef,
+    client: ClientFacts,
+    methods: dict[str, Function],
+    creations: list[ast.Call],
+    views: dict[Function, str],
+    state: _State,
+    plan: MigrationPlan,
+) -> str | None:
+    """Find the consumer handed to ``__init__`` and turn its callback uses into the view."""
+    facts = state.facts
+    init = methods.get("__init__")
+    injected = _injected_param(init, creations, state) if init is not None else None
+    if isinstance(injected, str):
+        return injected
+    attr = _stored_as(init, injected[0], facts) if init is not None and injected else None
+    callback_uses: list[tuple[ast.Attribute, str]] = []
+    for fn, view in views.items():
+        self_name = first_param(fn)
+        for node in _attributes_in(fn):
+            stored = self_attr(node, self_name)
+            if stored is None:
+                continue
+            method = facts.parent(node)
+            method_name = (
+                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
+            )
+            if attr is not None and stored == attr[0]:
+                reason = _view_use(node, method_name, client, facts)
+                if reason is not None:
+                    return reason
+                callback_uses.append((node, view))
+            elif method_name in CONSUMER_METHODS and _from_param(init, stored, facts):
+                return (
+                    f"{fn.name} calls self.{stored}.{method_name}() on a consumer the "
+                    f"codemod cannot prove is the registering one"
+                )
+    for node, view in callback_uses:
+        plan.edit(Edit("replace_with_name", span(node), value=view))
+    if init is None or injected is None:
+        return None
+    param, position = injected
+    other_uses = _uses_outside(attr, param, init, views, facts)
+    if other_uses is not None:
+        plan.refuse(
+            param.lineno,
+            f"the consumer injected into {cls.name}() is also used at line {other_uses}; "
+            f"kept (the callbacks now use the view), remove it by hand",
+        )
+        return None
+    assert attr is not None
+    plan.planned.add(span(param))  # KRB201's site: the injected parameter goes
+    plan.edit(Edit("drop_param", span(init), index=position + 1))
+    if param.annotation is not None:
+        plan.unused_imports.append(span(param.annotation))
+    plan.edit(Edit("drop_init_statement", span(init), other=span(attr[1])))
+    plan.edit(Edit("drop_if_empty", span(init)))
+    for creation in creations:
+        plan.edit(Edit("drop_call_arg", span(creation), value=param.arg, index=position))
+    return None
+
+
+def _injected_param(
+    init: Function, creations: list[ast.Call], state: _State
+) -> tuple[ast.arg, int] | str | None:
+    """The ``__init__`` parameter that always receives the registering consumer, if one does."""
+    args = init.args
+    if args.vararg or args.kwonlyargs or args.kwarg or args.posonlyargs:
+        return None
+    for position, param in enumerate(args.args[1:]):
+        matches = []
+        for creation in creations:
+            value = find_arg(creation, param.arg, position)
+            receiver = state.registrations[creation]
+            matches.append(value is not None and _code(value) == receiver)
+        if all(matches):
+            return param, position
+        if any(matches):
+            return (
+                f"its constructor gets the registering consumer at some instantiations but "
+                f"not at others ({param.arg})"
+            )
+    return None
+
+
+def _stored_as(init: Function, param: ast.arg, facts: FileFacts) -> tuple[str, ast.Assign] | None:
+    """``self.<attr> = <param>`` in ``__init__``: the attribute name and its statement."""
+    self_name = first_param(init)
+    for stmt in _block(init, facts):
+        if statement_layout(stmt, facts) != "own":
+            continue
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id == param.arg
+        ):
+            attr = self_attr(stmt.targets[0], self_name)
+            if attr is not None:
+                return attr, stmt
+    return None
+
+
+def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
+    """Whether ``__init__`` stores one of its parameters as ``self.<attr>``."""
+    if init is None:
+        return False
+    for param in init.args.args[1:]:
+        stored = _stored_as(init, param, facts)
+        if stored is not None and stored[0] == attr:
+            return True
+    return False
+
+
+def _view_use(
+    node: ast.Attribute, method: str | None, client: ClientFacts, facts: FileFacts
+) -> str | None:
+    """Why ``self.<consumer>`` in a callback cannot become the view (None when it can)."""
+    line = node.lineno
+    if method is None:
+        return f"a callback uses the injected consumer other than to call a method (line {line})"
+    outer = facts.parent(node)
+    call = facts.parent(outer) if outer is not None else None
+    if not (isinstance(call, ast.Call) and call.func is outer):
+        return f"a callback uses consumer.{method} without calling it (line {line})"
+    if method not in client.view_methods:
+        return (
+            f"a callback calls consumer.{method}() (line {line}), which the rebalance view "
+            f"does not offer (KIP-1306)"
+        )
+    return None
+
+
+def _attributes_in(node: ast.AST) -> list[ast.Attribute]:
+    return [n for n in source_order(node) if isinstance(n, ast.Attribute)]
+
+
+def _uses_outside(
+    attr: tuple[str, ast.Assign] | None,
+    param: ast.arg,
+    init: Function,
+    views: dict[Function, str],
+    facts: FileFacts,
+) -> int | None:
+    """First line using the injected consumer outside the callbacks, or None."""
+    if attr is None:
+        return init.lineno
+    refs = facts.bindings.references(param, param.arg)
+    if refs is None or len(refs) != 1:
+        return init.lineno
+    inside = {node for fn in views for node in _attributes_in(fn)}
+    assigned = attr[1].targets[0]
+    for node in facts.index.attributes.get(attr[0], []):
+        if node in inside or node is assigned:
+            continue
+        return node.lineno
+    return None
