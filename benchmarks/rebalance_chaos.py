@@ -6,7 +6,8 @@ membership changes, assigned callbacks, and the longest time a partition had no 
 Goal: 0 lost everywhere; 0 duplicated without kills; after a SIGKILL only messages the victim
 processed after its last commit on that partition may repeat (checked: "unexcused" must be 0).
 
-    python benchmarks/rebalance_chaos.py [--clients kafka_python,aiokafka,confluent_kafka]
+    python benchmarks/rebalance_chaos.py
+        [--clients kafka_python,aiokafka,confluent_kafka,confluent_kafka_aio]
         [--protocols eager,cooperative] [--seconds 40] [--seed 1] [--no-kill]
 
 Uses the tansu test broker (or KAFKA_BOOTSTRAP_SERVERS), as the integration tests do.
@@ -37,7 +38,7 @@ from tests.integration.broker import (  # noqa: E402
     start_broker,
 )
 
-CLIENTS = ("kafka_python", "aiokafka", "confluent_kafka")
+CLIENTS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
 PROTOCOLS = ("eager", "cooperative")
 PARTITIONS = 4
 
@@ -94,6 +95,15 @@ def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: thread
     consumer.close(autocommit=False)
 
 
+def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
+    strategy = "cooperative-sticky" if args.protocol == "cooperative" else "range"
+    return {
+        "bootstrap.servers": args.bootstrap, "group.id": args.group,
+        "enable.auto.commit": False, "auto.offset.reset": "earliest",
+        "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
+    }  # fmt: skip
+
+
 def worker_confluent_kafka(
     args: argparse.Namespace, journal: Journal, stop: threading.Event
 ) -> None:
@@ -113,14 +123,7 @@ def worker_confluent_kafka(
         def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "lost", _parts(partitions) or "-")
 
-    strategy = "cooperative-sticky" if args.protocol == "cooperative" else "range"
-    consumer = Consumer(
-        {
-            "bootstrap.servers": args.bootstrap, "group.id": args.group,
-            "enable.auto.commit": False, "auto.offset.reset": "earliest",
-            "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
-        }
-    )  # fmt: skip
+    consumer = Consumer(_confluent_config(args))
     register(consumer, Listener())
     consumer.subscribe([args.topic])
     while not stop.is_set():
@@ -151,14 +154,7 @@ def worker_confluent_raw(args: argparse.Namespace, journal: Journal, stop: threa
     def on_lost(consumer: Any, partitions: Any) -> None:
         journal.write("EVT", "lost", _parts(partitions) or "-")
 
-    strategy = "cooperative-sticky" if args.protocol == "cooperative" else "range"
-    consumer = Consumer(
-        {
-            "bootstrap.servers": args.bootstrap, "group.id": args.group,
-            "enable.auto.commit": False, "auto.offset.reset": "earliest",
-            "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
-        }
-    )  # fmt: skip
+    consumer = Consumer(_confluent_config(args))
     consumer.subscribe([args.topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     while not stop.is_set():
         message = consumer.poll(0.1)
@@ -167,6 +163,43 @@ def worker_confluent_raw(args: argparse.Namespace, journal: Journal, stop: threa
         value = message.value() or b"-1"
         journal.write("PROC", int(value), message.partition(), message.offset())
     consumer.close()
+
+
+def worker_confluent_kafka_aio(
+    args: argparse.Namespace, journal: Journal, stop: threading.Event
+) -> None:
+    import asyncio
+
+    from confluent_kafka.aio import AIOConsumer
+    from rebalance_guard.confluent_kafka_aio import RebalanceListener, subscribe
+
+    class Listener(RebalanceListener):
+        async def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "assigned", _parts(partitions) or "-")
+
+        async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "revoked", _parts(partitions) or "-")
+            for tp in await consumer.commit() or []:  # bare and synchronous on the view
+                if tp.partition in {p.partition for p in partitions}:
+                    journal.write("COMMIT", tp.partition, tp.offset)
+
+        async def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "lost", _parts(partitions) or "-")
+
+    async def run() -> None:
+        consumer = AIOConsumer(_confluent_config(args))
+        await subscribe(consumer, [args.topic], Listener())
+        try:
+            while not stop.is_set():
+                message = await consumer.poll(0.1)
+                if message is None or message.error() is not None:
+                    continue
+                value = message.value() or b"-1"
+                journal.write("PROC", int(value), message.partition(), message.offset())
+        finally:
+            await consumer.close()  # runs the revocation: its bare commit
+
+    asyncio.run(run())
 
 
 def worker_aiokafka(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:

@@ -14,6 +14,7 @@ its name to ``DRIVERS`` in ``conftest.py``.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import queue
 import threading
 import time
@@ -215,6 +216,46 @@ class Member:
         assert not self._thread.is_alive(), f"{self.name} did not close within 90 s"
         if self.crash is not None:
             raise self.crash
+
+
+class LoopMember(Member):
+    """A member of an asyncio client: its own event loop on its polling thread.
+
+    Between polls the loop is idle and the member's calls run their coroutines to completion
+    on it (:meth:`_settle`); the client runs its callbacks on it while a poll is awaited.
+    """
+
+    loop: asyncio.AbstractEventLoop
+
+    async def _start(self) -> None:
+        """Create, subscribe (and start) the consumer, on the running loop."""
+        raise NotImplementedError
+
+    def _shutdown(self) -> Any:
+        """The consumer's close (or stop) coroutine (awaitable)."""
+        raise NotImplementedError
+
+    def _open(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.loop.run_until_complete(self._start())
+
+    def _settle(self, result: Any) -> Any:
+        """``result``, or what it resolves to if it is awaitable."""
+        if inspect.isawaitable(result):
+            return self.loop.run_until_complete(result)
+        return result
+
+    def _run_sync(self, fn: Callable[[], Any]) -> Any:
+        return self._settle(fn())
+
+    def _close(self) -> None:
+        if not hasattr(self, "loop"):
+            return
+        try:
+            if self.consumer is not None:
+                self._settle(self._shutdown())
+        finally:
+            self.loop.close()
 
 
 class SyncScriptListener:

@@ -6,9 +6,7 @@ while ``getmany()`` is awaited, which is almost all the time).
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from aiokafka.structs import TopicPartition
@@ -17,7 +15,7 @@ from rebalance_guard.aiokafka import RebalanceListener, set_rebalance_listener
 from tests.conformance.driver import (
     TP,
     AsyncScriptListener,
-    Member,
+    LoopMember,
     NotOffered,
     Record,
     ThreadedDriver,
@@ -100,8 +98,7 @@ class _Listener(AsyncScriptListener, RebalanceListener):
     """The suite's async listener as a rebalance_guard.aiokafka listener."""
 
 
-class AiokafkaMember(Member):
-    loop: asyncio.AbstractEventLoop
+class AiokafkaMember(LoopMember):
     partition_type = TopicPartition
 
     async def _start(self) -> None:
@@ -109,10 +106,6 @@ class AiokafkaMember(Member):
         set_rebalance_listener(self.consumer, _Listener(self, AiokafkaOps))
         self.consumer.subscribe(self.topics)
         await self.consumer.start()
-
-    def _open(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.loop.run_until_complete(self._start())
 
     def _poll_once(self) -> list[Record]:
         batches = self.loop.run_until_complete(self.consumer.getmany(timeout_ms=100))
@@ -122,20 +115,8 @@ class AiokafkaMember(Member):
             for r in batch
         ]
 
-    def _run_sync(self, fn: Callable[[], Any]) -> Any:
-        result = fn()
-        if inspect.isawaitable(result):
-            return self.loop.run_until_complete(result)
-        return result
-
-    def _close(self) -> None:
-        if not hasattr(self, "loop"):
-            return
-        try:
-            if self.consumer is not None:
-                self.loop.run_until_complete(self.consumer.stop())
-        finally:
-            self.loop.close()
+    def _shutdown(self) -> Any:
+        return self.consumer.stop()
 
 
 class AiokafkaDriver(ThreadedDriver):
