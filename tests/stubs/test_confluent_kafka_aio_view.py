@@ -27,23 +27,12 @@ from rebalance_guard.confluent_kafka_aio import (
     subscribe,
 )
 
-CONFIG = {"group.id": "unit", "bootstrap.servers": "127.0.0.1:9"}  # nothing listens there
-TP0, TP1 = TopicPartition("topic", 0), TopicPartition("topic", 1)
+from tests.stubs.test_confluent_kafka_view import CALLS as SYNC_CALLS
+from tests.stubs.test_confluent_kafka_view import CONFIG, TP0, TP1
 
 PERMITTED = {name for name in vars(RebalanceConsumer) if not name.startswith("_")}
-CALLS: dict[str, tuple[Any, ...]] = {
-    "commit": (),
-    "committed": ([TP0], 0.1),
-    "position": ([TP0],),
-    "seek": (TopicPartition("topic", 0, 5),),
-    "assignment": (),
-    "pause": ([TP0],),
-    "resume": ([TP0],),
-    "get_watermark_offsets": (TP0, 0.1, True),
-    "offsets_for_times": ([TP0], 0.1),
-    "list_topics": ("topic", 0.1),
-    "consumer_group_metadata": (),
-}
+#: The sync view's sample calls; AIOConsumer has no memberid().
+CALLS = {name: args for name, args in SYNC_CALLS.items() if name != "memberid"}
 
 
 def run(test: Callable[[AIOConsumer], Awaitable[None]]) -> None:
