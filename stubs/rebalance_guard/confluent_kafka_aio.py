@@ -267,8 +267,9 @@ class _Adapter:
 
     __slots__ = ("_handlers", "_protocol")
 
-    def __init__(self, listener: RebalanceListener) -> None:
-        self._protocol = ProtocolGuess()  # eager until librdkafka says otherwise
+    def __init__(self, listener: RebalanceListener, cooperative: bool = False) -> None:
+        # AIOConsumer keeps no configuration: eager (librdkafka's default) until it says otherwise
+        self._protocol = ProtocolGuess(cooperative)
         self._handlers: dict[str, tuple[Handler, str]] = {}
         self.set_listener(listener)
 

@@ -24,6 +24,8 @@ with ``_STATE``, as librdkafka refuses it). A commit of lost partitions raises
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
@@ -217,16 +219,25 @@ class ListenerHarness(SyncDriver[TopicPartition | Key]):
         return key
 
     def _step(self, event: Event, keys: list[Key]) -> None:
-        partitions = [_tp(k) for k in keys]
-        callback = {
-            "on_partitions_assigned": self._adapter.on_assign,
-            "on_partitions_revoked": self._adapter.on_revoke,
-            "on_partitions_lost": self._adapter.on_lost,
-        }[event]
-        self.recording.fenced = event == "on_partitions_lost"
-        try:
-            callback(self.consumer, partitions)  # type: ignore[arg-type]
-        except Exception as exc:  # confluent raises it from poll(), after the adapter's (un)assign
-            self.errors.keep(exc)
-        finally:
-            self.recording.fenced = False
+        with callback_step(self, event) as callback:
+            callback(self.consumer, [_tp(k) for k in keys])
+
+
+@contextmanager
+def callback_step(harness: Any, event: Event) -> Iterator[Callable[..., Any]]:
+    """The adapter's callback for ``event`` (confluent's ``on_assign``...), to call in the
+    block: a lost callback runs fenced, and an exception is kept for the step to raise (as
+    confluent raises it from ``poll()``, after the adapter's (un)assign)."""
+    adapter = harness._adapter
+    callback = {
+        "on_partitions_assigned": adapter.on_assign,
+        "on_partitions_revoked": adapter.on_revoke,
+        "on_partitions_lost": adapter.on_lost,
+    }[event]
+    harness.recording.fenced = event == "on_partitions_lost"
+    try:
+        yield callback
+    except Exception as exc:
+        harness.errors.keep(exc)
+    finally:
+        harness.recording.fenced = False
