@@ -8,7 +8,9 @@ file at a time (flake8's view), a case that needs both halves says less, never m
 from __future__ import annotations
 
 import json
+import os
 import re
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,34 @@ ALL_FIXTURES = sorted(FIXTURES.rglob("*.py"))
 def test_no_message_has_an_unresolved_placeholder(path: Path) -> None:
     for finding in check_source(path.read_bytes(), str(path)).findings:
         assert not PLACEHOLDER.search(finding.message), finding.message
+
+
+def test_repository_mode_no_noise_over_the_standard_library_and_site_packages() -> None:
+    """Each top-level package of site-packages (and the standard library) as one repository."""
+    from tests.lint.test_no_noise import CLIENT_PACKAGES
+
+    roots = {Path(sysconfig.get_paths()[key]) for key in ("stdlib", "purelib", "platlib")}
+    repositories: dict[tuple[Path, str], dict[str, bytes]] = {}
+    for root in sorted(roots):
+        for directory, _dirs, names in os.walk(root):
+            for name in names:
+                if name.endswith(".py"):
+                    path = Path(directory, name)
+                    relative = path.relative_to(root)
+                    try:
+                        source = path.read_bytes()
+                    except OSError:
+                        continue
+                    repositories.setdefault((root, relative.parts[0]), {})[relative.as_posix()] = (
+                        source
+                    )
+    noise: list[str] = []
+    crashed: list[str] = []
+    for (_root, top), files in repositories.items():
+        for path, report in check_repository(files).items():
+            if report.status == "crashed":
+                crashed.append(f"{path}: {report.reason}")
+            if top not in CLIENT_PACKAGES and "rebalance" not in path:
+                noise += [f"{path}:{f.line}: {f.code} {f.message}" for f in report.findings]
+    assert crashed == []
+    assert noise == []
