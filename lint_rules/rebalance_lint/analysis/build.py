@@ -10,13 +10,11 @@ from rebalance_lint.analysis.clients import Client, client_listener_base, takes_
 from rebalance_lint.analysis.collect import (
     Facts,
     FunctionNode,
-    Scope,
     all_params,
     collect,
     positional_params,
 )
-from rebalance_lint.analysis.consumers import Consumers, param_named
-from rebalance_lint.analysis.dataflow import bound_value
+from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.effects import Summaries, owner_path, receiver_path
 from rebalance_lint.analysis.listeners import BaseInfo, Hierarchy
 from rebalance_lint.analysis.model import (
@@ -235,7 +233,7 @@ class _Builder:
             if reg.receiver is not None and dotted(arg) == reg.receiver:
                 self.consumers.mark_attr(listener.node, attr)
                 continue
-            owner = _instance_class(caller, arg, reg.scope)  # Listener(self), Listener(worker)
+            owner = caller.instance_class(arg, reg.scope)  # Listener(self), Listener(worker)
             if owner is not None:
                 self.unit.owners[(listener.node, attr)] = owner
 
@@ -319,7 +317,7 @@ class _Builder:
             if self.consumers.client_of(value, scope, classes)[0]:
                 self.consumers.mark_attr(cls, target.attr)
                 continue
-            owner = _instance_class(self.unit, value, scope)
+            owner = self.unit.instance_class(value, scope)
             if owner is not None:
                 self.unit.owners[(cls, target.attr)] = owner
 
@@ -472,19 +470,6 @@ class _Builder:
                     IndirectInjection(listener, "self", node, "self", path, f"line {node.lineno}")
                 )
         return out
-
-
-def _instance_class(unit: Unit, expr: ast.expr, scope: Scope) -> tuple[Unit, ast.ClassDef] | None:
-    """The class of the object ``expr`` holds: ``self``, an annotated parameter, ``W(...)``."""
-    if not isinstance(expr, ast.Name):
-        return None
-    if expr.id == scope.self_name and scope.cls is not None:
-        return unit, scope.cls
-    param = param_named(scope, expr.id)
-    if param is not None:
-        return unit.klass(scope, param.annotation)
-    value = bound_value(expr.id, scope, unit.facts)
-    return unit.klass(scope, value.func) if isinstance(value, ast.Call) else None
 
 
 def _reached(callbacks: list[Callback], attr: str) -> str | None:

@@ -1,7 +1,8 @@
 """Effect summaries: what a function does to a consumer, directly or through calls.
 
 For a callback the summary lists every consumer method it calls (commit, poll, pause...),
-every loop over a consumer and every blocking call (``time.sleep``, sync HTTP), and follows
+every loop over a consumer, every blocking call (``time.sleep``, sync HTTP) and every place
+the consumer the client passed it is stored (an attribute, a container), and follows
 its calls on other objects: an owner of the consumer held in an attribute
 (``self.worker.flush()``, ``self.runner.consumer.pause()``), and in repository mode the
 functions it imports from other files. Inside a followed function, calls on ``self`` and
@@ -109,6 +110,15 @@ class Summaries:
             return "injected" if owner_path(found, scope.self_name) else None
 
         for node in nodes:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                stored = receiver_path(node.value)
+                if stored is not None and receivers.get(stored) == "param":
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in targets:
+                        how = _stored_how(target)
+                        if how is not None:
+                            out.append(Effect("store", how, node, stored, "param", path=path))
+                continue
             if isinstance(node, ast.For | ast.AsyncFor):
                 how = origin(node.iter)
                 if how is not None:
@@ -176,18 +186,25 @@ class Summaries:
                     return found[0], found[1], False
             return None
         path = dotted(func)
-        if path is None or scope.self_name is None or scope.cls is None:
+        if path is None or "." not in path:
             return None
         parts = path.split(".")
-        if parts[0] != scope.self_name or len(parts) < 2:
-            return None
-        owner_unit, cls = unit, scope.cls
+        if parts[0] == scope.self_name and scope.cls is not None:
+            owner_unit, cls = unit, scope.cls
+        else:  # offset_manager.commit_offsets(): a name holding an instance of a known class
+            head = func
+            while isinstance(head, ast.Attribute):
+                head = head.value
+            instance = unit.instance_class(head, scope)
+            if instance is None:
+                return None
+            owner_unit, cls = instance
         for attr in parts[1:-1]:  # self.a.b.method(): the class of self.a, then of .b
             owner = owner_unit.owner_class(cls, attr)
             if owner is None:
                 return None
             owner_unit, cls = owner
-        if len(parts) == 2 and not local:
+        if len(parts) == 2 and parts[0] == scope.self_name and not local:
             return None  # self.method(): a helper callback of its own
         method = owner_unit.hierarchy.methods(cls).get(parts[-1])
         return (owner_unit, method, True) if method is not None else None
@@ -216,6 +233,15 @@ class Summaries:
         self._active.discard(key)
         self._memo[key] = effects
         return effects
+
+
+def _stored_how(target: ast.expr) -> str | None:
+    """How an assignment keeps what it stores beyond the call: an attribute or a container."""
+    if isinstance(target, ast.Attribute):
+        return f"stored in attribute .{target.attr}"
+    if isinstance(target, ast.Subscript):
+        return "stored in a container"
+    return None
 
 
 def _call_text(call: ast.Call) -> str:

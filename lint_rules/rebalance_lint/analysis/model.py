@@ -18,8 +18,9 @@ Kind = Literal["assigned", "revoked", "lost"]
 #: ``(partitions, consumer)``, confluent ``(consumer, partitions)``.
 Api = Literal["legacy", "guard", "confluent"]
 Origin = Literal["param", "injected"]
-#: What an :class:`Effect` does: a method call on a consumer, iterating one, blocking work.
-EffectKind = Literal["call", "iterate", "blocking"]
+#: What an :class:`Effect` does: a method call on a consumer, iterating one, blocking work,
+#: storing the consumer the callback was passed.
+EffectKind = Literal["call", "iterate", "blocking", "store"]
 
 METHOD_KINDS: dict[str, Kind] = {
     "on_partitions_assigned": "assigned",
@@ -154,7 +155,7 @@ class Effect:
     """
 
     kind: EffectKind
-    name: str  # consumer method ("commit"), "iterating", or the blocking function's qualname
+    name: str  # consumer method ("commit"), "iterating", the blocking function, how it is stored
     node: ast.AST
     receiver: str  # the consumer expression ("self.worker.consumer"); "" for blocking work
     origin: Origin

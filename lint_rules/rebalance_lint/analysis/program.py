@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.dataflow import bound_value
 from rebalance_lint.analysis.listeners import Hierarchy
 from rebalance_lint.analysis.model import dotted
 
@@ -66,6 +67,18 @@ class Unit:
         if found is not None and isinstance(found[1], ast.ClassDef):
             return found[0], found[1]
         return None
+
+    def instance_class(self, expr: ast.expr, scope: Scope) -> tuple[Unit, ast.ClassDef] | None:
+        """The class of the object a name holds: ``self``, an annotated parameter, ``W(...)``."""
+        if not isinstance(expr, ast.Name):
+            return None
+        if expr.id == scope.self_name and scope.cls is not None:
+            return self, scope.cls
+        param = _param(scope, expr.id)
+        if param is not None:
+            return self.klass(scope, param.annotation)
+        value = bound_value(expr.id, scope, self.facts)
+        return self.klass(scope, value.func) if isinstance(value, ast.Call) else None
 
     def attr_values(self, cls: ast.ClassDef, attr: str) -> list[tuple[ast.expr, Scope]]:
         """The values assigned to ``self.attr`` in methods of ``cls`` (this file only)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.model import Analysis, Callback, dotted
+from rebalance_lint.analysis.model import Analysis, Callback, Effect, dotted
 from rebalance_lint.analysis.walk import body_nodes, nested_nodes
 from rebalance_lint.rules.rule import Hit, Rule
 
@@ -176,3 +176,17 @@ def handed_off(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterato
 
 def _what(callback: Callback) -> str:
     return "rebalance view" if callback.api == "guard" else "consumer passed to the callback"
+
+
+@CONSUMER_ESCAPES_CALLBACK.on_effects
+def stored_through_a_call(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
+    """The callback hands its consumer to another object's method that keeps it.
+
+    Stores in the callback's own body are the checks above (they also see closures,
+    containers and deferred calls); this one reports only what a summary reached via calls.
+    """
+    if effect.kind == "store" and effect.via:
+        yield CONSUMER_ESCAPES_CALLBACK.hit(
+            effect.anchor, what=_what(callback), callback=effect.label(callback.label),
+            how=effect.name,
+        )  # fmt: skip
