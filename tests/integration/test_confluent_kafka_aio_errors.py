@@ -2,7 +2,8 @@
 
 An exception from an ``async def`` listener method travels from the event loop through
 confluent's callback wrapper and librdkafka back out of ``await consumer.poll()``; a view
-coroutine the callback forgot to await is :class:`NotAwaitedError` there. Either way the
+coroutine the callback forgot to await is :class:`NotAwaitedError` there (and from
+``await consumer.consume()`` alike). Either way the
 adapter has assigned first, so the consumer goes on reading.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from confluent_kafka import Message, TopicPartition
 from confluent_kafka.aio import AIOConsumer
 from rebalance_guard.confluent_kafka_aio import (
@@ -40,7 +42,10 @@ class Failing(RebalanceListener):
         raise LookupError("offset store unreachable")
 
 
-def test_callback_errors_are_raised_by_poll_and_consumption_goes_on(broker: Broker) -> None:
+@pytest.mark.parametrize("call", ["poll", "consume"])
+def test_callback_errors_are_raised_by_poll_and_consumption_goes_on(
+    broker: Broker, call: str
+) -> None:
     errors: dict[str, BaseException] = {}
     read: dict[str, list[int]] = {}
 
@@ -54,12 +59,17 @@ def test_callback_errors_are_raised_by_poll_and_consumption_goes_on(broker: Brok
             async with asyncio.timeout(DEADLINE_S):
                 while len(read[name]) < 5:
                     try:
-                        message: Message[Any, Any] | None = await consumer.poll(0.2)
+                        messages: list[Message[Any, Any] | None] = (
+                            [await consumer.poll(0.2)]
+                            if call == "poll"
+                            else await consumer.consume(10, 0.2)
+                        )
                     except Exception as exc:
                         errors.setdefault(name, exc)
                         continue
-                    if message is not None and message.error() is None:
-                        read[name].append(message.offset() or 0)
+                    for message in messages:
+                        if message is not None and message.error() is None:
+                            read[name].append(message.offset() or 0)
 
     async def both() -> None:
         await scenario("forgetful", Forgetful())
