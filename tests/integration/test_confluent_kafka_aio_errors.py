@@ -1,10 +1,9 @@
 """Issue 10, item 1 on the broker (AIOConsumer): callback errors reach the poll caller.
 
 An exception from an ``async def`` listener method travels from the event loop through
-confluent's callback wrapper and librdkafka back out of ``await consumer.poll()``; a view
-coroutine the callback forgot to await is :class:`NotAwaitedError` there (and from
-``await consumer.consume()`` alike). Either way the
-adapter has assigned first, so the consumer goes on reading.
+confluent's callback wrapper and librdkafka back out of ``await consumer.poll()`` (or
+``consume()``); a view coroutine the callback forgot to await is :class:`NotAwaitedError`
+there. Either way the adapter has assigned first, so the consumer goes on reading.
 """
 
 from __future__ import annotations
