@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ from rebalance_lint.analysis.clients import Client, client_listener_base, takes_
 from rebalance_lint.analysis.collect import (
     Facts,
     FunctionNode,
+    Scope,
     all_params,
     collect,
     positional_params,
@@ -454,6 +456,15 @@ class _Builder:
                             listener, "attribute", target, attr, path, f"line {target.lineno}"
                         )
                     )
+        for listener in self.listeners.values():
+            closure = _closure_consumer(listener, self.callbacks.values())
+            if listener.api == "legacy" and closure is not None:
+                function, name = closure
+                out.append(
+                    IndirectInjection(
+                        listener, "closure", listener.node, name, name, f"{function}()"
+                    )
+                )
         for listener, _reg, node in self._self_sites:
             path = next(
                 (
@@ -470,6 +481,41 @@ class _Builder:
                     IndirectInjection(listener, "self", node, "self", path, f"line {node.lineno}")
                 )
         return out
+
+
+def _closure_consumer(
+    listener: ListenerClass, callbacks: Iterable[Callback]
+) -> tuple[str, str] | None:
+    """(enclosing function, name): a listener class defined in a function whose callbacks use
+    a consumer variable of that function (``consumer.commit()`` on the closure's consumer)."""
+    scope: Scope | None = listener.scope
+    while scope is not None and not isinstance(scope.node, ast.FunctionDef | ast.AsyncFunctionDef):
+        scope = scope.parent
+    if scope is None or not isinstance(scope.node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    local = {name for name, _ in _function_locals(scope.node)}
+    for callback in callbacks:
+        if callback.owner is not listener:
+            continue
+        for effect in callback.effects:
+            if not effect.via and effect.origin == "injected" and effect.receiver in local:
+                return scope.node.name, effect.receiver
+    return None
+
+
+def _function_locals(func: FunctionNode) -> Iterator[tuple[str, ast.AST]]:
+    """Parameters and names a function assigns itself (not in nested functions)."""
+    for arg in all_params(func):
+        yield arg.arg, arg
+    for node in body_nodes(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    yield target.id, node
+        elif isinstance(node, ast.AnnAssign | ast.With) and isinstance(
+            getattr(node, "target", None), ast.Name
+        ):
+            yield node.target.id, node  # type: ignore[union-attr]
 
 
 def _reached(callbacks: list[Callback], attr: str) -> str | None:

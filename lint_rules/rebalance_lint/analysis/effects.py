@@ -28,6 +28,7 @@ from rebalance_lint.analysis.model import (
     consumerish,
     dotted,
 )
+from rebalance_lint.analysis.program import EffectKey as _Key
 from rebalance_lint.analysis.program import Unit
 from rebalance_lint.analysis.walk import body_nodes
 
@@ -41,8 +42,6 @@ BLOCKING_FUNCTIONS = frozenset(
     | {f"{lib}.{verb}" for lib in ("requests", "httpx") for verb in _HTTP_VERBS}
     | {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output")}
 )
-
-_Key = tuple[int, frozenset[tuple[str, Origin]], int]
 
 
 def receiver_path(expr: ast.expr) -> str | None:
@@ -71,11 +70,14 @@ def owner_path(path: str, self_name: str | None) -> bool:
 
 
 class Summaries:
-    """Effect summaries for the callbacks of one unit (memoised across callbacks)."""
+    """Effect summaries for the callbacks of one unit, memoised across its callbacks and, in
+    repository mode, across every file of the repository (``Program.effect_memo``)."""
 
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
-        self._memo: dict[_Key, list[Effect]] = {}
+        self._memo: dict[_Key, list[Effect]] = (
+            unit.program.effect_memo if unit.program is not None else {}
+        )
         self._active: set[_Key] = set()
 
     def of_callback(self, callback: Callback) -> list[Effect]:

@@ -233,12 +233,13 @@ class IndirectInjection:
     ``how``: ``"owner"`` (an object holding the consumer passed to ``__init__``, reached as
     ``self.runner.consumer``), ``"attribute"`` (set on the listener after construction,
     ``listener.stream = stream``) or ``"self"`` (a consumer wrapper registered as its own
-    listener, ``listener=self``). ``anchor`` is where the finding is reported.
+    listener, ``listener=self``) or ``"closure"`` (a class defined in a function, using that
+    function's consumer variable). ``anchor`` is where the finding is reported.
     """
 
     listener: ListenerClass
-    how: Literal["owner", "attribute", "self"]
+    how: Literal["owner", "attribute", "self", "closure"]
     anchor: ast.AST
-    param: str  # the __init__ parameter, the attribute set, or "self"
+    param: str  # the __init__ parameter, the attribute set, "self", or the closure's variable
     path: str  # how the callbacks reach the consumer: "self.runner.consumer"
-    where: str  # "line 12" of the injecting statement or registration, "" for __init__
+    where: str  # "line 12" of the injecting statement or registration, the enclosing "main()"

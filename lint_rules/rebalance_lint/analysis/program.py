@@ -19,9 +19,11 @@ from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import bound_value
 from rebalance_lint.analysis.listeners import Hierarchy
-from rebalance_lint.analysis.model import dotted
+from rebalance_lint.analysis.model import Effect, Origin, dotted
 
 Definition = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+#: A summarised function: (id of its node, consumer parameters given with their origin, depth).
+EffectKey = tuple[int, frozenset[tuple[str, Origin]], int]
 
 
 @dataclass(eq=False)
@@ -141,6 +143,8 @@ class Program:
         self._units: dict[str, Unit | None] = {}
         self._paths = {PurePosixPath(p).as_posix(): p for p in paths}
         self._by_module: dict[str, list[str]] = {}
+        #: effect summaries of followed functions, shared by every file (analysis.effects)
+        self.effect_memo: dict[EffectKey, list[Effect]] = {}
         for key, path in self._paths.items():
             for name in module_names(key):
                 self._by_module.setdefault(name, []).append(path)

@@ -27,7 +27,8 @@ CONSUMER_INJECTED_INTO_LISTENER = Rule(
         "runner: `self.runner.consumer`, or an owner method that uses it, "
         "`self.worker.flush()`), through an attribute a framework sets after construction "
         "(`listener.stream = stream`), or as a consumer wrapper registered as its own "
-        "listener (`listener=self`, using `self._consumer` in the callbacks). One code for "
+        "listener (`listener=self`, using `self._consumer` in the callbacks), or as a class "
+        "defined inside a function that uses that function's consumer variable. One code for "
         "all of them: the fix is the same, use the consumer the callback receives; whether "
         "`rebalance-guard migrate` can rewrite a given site is the migration planner's "
         "answer, shown on each finding."
@@ -176,6 +177,8 @@ def injected_consumer(analysis: Analysis) -> Iterator[Hit]:
                 f"after construction (attribute .{found.param} set at {found.where}), "
                 f"reached as {found.path}"
             )
+        elif found.how == "closure":
+            how = f"through a closure over {found.where}'s {found.path}"
         else:
             how = f"as its own listener (listener=self at {found.where}), reached as {found.path}"
         yield CONSUMER_INJECTED_INTO_LISTENER.hit(
