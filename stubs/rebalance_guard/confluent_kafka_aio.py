@@ -17,7 +17,8 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   ``async def`` callbacks by keyword, and calls the listener's methods from them. The view's
   calls and the adapter's own (``assign``...) go through the ``AIOConsumer`` methods, which
   confluent admits re-entrantly from its callbacks: the consumer's executor needs at least
-  two workers (confluent's own requirement for calls from callbacks; the default is 100).
+  two workers (confluent's own requirement for calls from callbacks; the default is 100), and
+  :func:`set_rebalance_listener` refuses a one-worker pool, which would hang in ``poll()``.
 
 * Registration: the closest honest equivalent of ``setRebalanceListener``. librdkafka takes
   rebalance callbacks only in ``subscribe()``, but ``AIOConsumer`` is a Python object, so
@@ -69,6 +70,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 from confluent_kafka import KafkaException, TopicPartition
@@ -340,6 +342,14 @@ def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | 
             f"set_rebalance_listener() needs a confluent_kafka.aio.AIOConsumer, got "
             f"{type(consumer).__module__}.{type(consumer).__name__} (for the sync "
             f"confluent_kafka.Consumer use rebalance_guard.confluent_kafka)"
+        )
+    executor = getattr(consumer, "executor", None)
+    if isinstance(executor, ThreadPoolExecutor) and executor._max_workers < 2:
+        raise ValueError(
+            "this AIOConsumer's executor has 1 worker, which poll() holds while the rebalance "
+            "callbacks run: the listener's calls (and the adapter's assign()) would wait for it "
+            "forever; create the AIOConsumer with max_workers >= 2 (confluent's own requirement "
+            "for calls from callbacks)"
         )
     adapter: _Adapter | None = consumer.__dict__.get(_ATTRIBUTE)
     if listener is None:

@@ -249,5 +249,11 @@ def test_bad_arguments_get_clear_messages() -> None:
     async def test(consumer: AIOConsumer) -> None:
         with pytest.raises(TypeError, match="no on_partitions_assigned"):
             set_rebalance_listener(consumer, object())  # type: ignore[arg-type]
+        single = AIOConsumer(dict(CONFIG), max_workers=1)  # poll() would hold the only worker
+        try:
+            with pytest.raises(ValueError, match="max_workers >= 2"):
+                set_rebalance_listener(single, RebalanceListener())
+        finally:
+            await single.close()
 
     run(test)
