@@ -53,15 +53,18 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   ``position()`` works and a bare ``await consumer.commit()`` commits their consumed offsets.
 
 * Exceptions from a callback reach the caller of ``poll()``/``consume()`` (or ``close()``):
-  confluent's wrapper re-raises them in the executor thread and librdkafka's callback
-  returns them from the blocked call. The adapter has assigned or unassigned first, so the
-  rebalance completes and later callbacks run.
+  confluent's wrapper re-raises them in the executor thread, inside librdkafka's callback,
+  and confluent's binding raises them from the blocked call. The adapter has assigned or
+  unassigned first, so the rebalance completes and later callbacks run.
 
 * A forgotten ``await``: a view method called without ``await`` returns a coroutine that
   never runs. When the callback ends the view closes such coroutines and raises
   :class:`NotAwaitedError`, which reaches the poll caller like any callback exception.
 
 * ``on_partitions_lost`` (confluent's ``on_lost``) defaults to ``on_partitions_revoked``.
+
+* During ``close()`` librdkafka still runs the revocation and a synchronous ``commit()`` there
+  works, but ``committed()`` there times out (as with the sync consumer).
 
 Legacy one-argument methods ``(self, partitions)`` are called without the view.
 """
