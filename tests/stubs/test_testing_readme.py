@@ -32,7 +32,7 @@ BLOCKS = _blocks()
 
 
 def test_the_readme_has_an_example_per_client() -> None:
-    assert set(BLOCKS) == {"kafka_python", "aiokafka", "confluent_kafka"}
+    assert set(BLOCKS) == {"kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio"}
 
 
 def _namespace(client: str) -> dict[str, Any]:
