@@ -82,8 +82,11 @@ class _Repository:
     def check(self) -> dict[str, FileReport]:
         kafka: list[str] = []
         for path, source in self.sources.items():
-            if len(source) > MAX_SOURCE_BYTES or not mentions_kafka(source):
-                self.reports[path] = check_bytes(source, path)  # too_large, or skipped
+            if len(source) > MAX_SOURCE_BYTES:
+                self.reports[path] = check_bytes(source, path)  # too_large, with its reason
+                continue
+            if not mentions_kafka(source):
+                self.reports[path] = FileReport("ok", skipped=True)
                 continue
             if self.program.unit(path) is None:
                 self.reports[path] = check_bytes(source, path)  # its status and reason
@@ -93,8 +96,13 @@ class _Repository:
             self._link(self.prepared[path])
         for prepared in list(self.prepared.values()):
             prepared.finish()
+        registered: dict[int, list[Callback]] = {}  # site -> callbacks (of every file)
+        for prepared in self.prepared.values():
+            for callback in prepared.builder.callbacks.values():
+                for site_id in {id(site) for site in callback.sites}:
+                    registered.setdefault(site_id, []).append(callback)
         for path in kafka:
-            self.reports[path] = self._report(path)
+            self.reports[path] = self._report(path, registered)
         return {path: self.reports[path] for path in self.sources}
 
     def _link(self, prepared: Prepared) -> None:
@@ -131,17 +139,18 @@ class _Repository:
             return None
         return found[0]
 
-    def _report(self, path: str) -> FileReport:
+    def _report(self, path: str, registered: dict[int, list[Callback]]) -> FileReport:
         prepared = self.prepared[path]
         try:
-            own = set(map(id, prepared.registrations))
-            foreign: list[Callback] = [
-                callback
-                for other in self.prepared.values()
-                if other is not prepared
-                for callback in other.builder.callbacks.values()
-                if any(id(site) in own for site in callback.sites)
-            ]
+            own = set(prepared.builder.callbacks.values())
+            foreign = list(
+                {
+                    id(callback): callback
+                    for site in prepared.registrations
+                    for callback in registered.get(id(site), [])
+                    if callback not in own
+                }.values()
+            )
             findings = findings_for_analysis(prepared.analysis(foreign))
             return FileReport("ok", without_suppressed(findings, prepared.text))
         except RecursionError:

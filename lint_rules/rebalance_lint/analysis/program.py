@@ -128,10 +128,10 @@ def _param(scope: Scope, name: str) -> ast.arg | None:
 
 def module_names(path: str) -> list[str]:
     """Every dotted name a file could be imported as: ``a.b.c``, ``b.c``, ``c`` for a/b/c.py."""
-    parts = list(PurePosixPath(path).with_suffix("").parts)
+    stem = path[:-3] if path.endswith(".py") else path
+    parts = [p for p in stem.split("/") if p not in ("", ".", "..")]
     if parts and parts[-1] == "__init__":
         parts.pop()
-    parts = [p for p in parts if p not in ("", ".", "..")]
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
@@ -141,12 +141,11 @@ class Program:
     def __init__(self, paths: Iterable[str], load: Callable[[str], Unit | None]) -> None:
         self._load = load
         self._units: dict[str, Unit | None] = {}
-        self._paths = {PurePosixPath(p).as_posix(): p for p in paths}
         self._by_module: dict[str, list[str]] = {}
         #: effect summaries of followed functions, shared by every file (analysis.effects)
         self.effect_memo: dict[EffectKey, list[Effect]] = {}
-        for key, path in self._paths.items():
-            for name in module_names(key):
+        for path in paths:
+            for name in module_names(path.replace("\\", "/")):
                 self._by_module.setdefault(name, []).append(path)
 
     def add(self, unit: Unit) -> None:
