@@ -3,12 +3,16 @@
 Usage::
 
     python benchmarks/migrate_speed.py [--megabytes 21] [--kafka-copies 4] [--skip-libcst-tool]
+                                       [--with-clients]
 
 The corpus is real Python from the installed site-packages (every file of a deterministic
 stride over the packages, the Kafka clients themselves left out) plus the legacy example
 programs from ``examples/legacy``, ``--kafka-copies`` times each, copied into a temporary
-directory. One run measures, on the same files:
+directory; ``--with-clients`` adds the Kafka clients' own packages (kafka, aiokafka,
+confluent_kafka: a few hundred files that mention Kafka and import a client, the shape that
+used to send every such file through LibCST). One run measures, on the same files:
 
+* ``rebalance-guard check`` (the rules alone: the reference ``migrate --check`` is held to);
 * ``rebalance-guard migrate --check`` with ``-j 1`` and ``-j 2``;
 * the LibCST baseline: ``libcst.parse_module`` on every file (what any codemod run through
   ``python -m libcst.tool codemod`` pays at least), in a fresh interpreter;
@@ -54,9 +58,21 @@ for name in Path(sys.argv[1]).read_text().splitlines():
 """
 
 
-def build_corpus(target: Path, megabytes: float, kafka_copies: int) -> tuple[list[Path], int]:
+def build_corpus(
+    target: Path, megabytes: float, kafka_copies: int, with_clients: bool = False
+) -> tuple[list[Path], int]:
     """Copy the corpus into ``target``; return its files and its size in bytes."""
     site = Path(sysconfig.get_paths()["purelib"])
+    chosen: list[Path] = []
+    total = 0
+    if with_clients:
+        for client in sorted(CLIENTS - {"rebalance_guard"}):
+            for path in sorted((site / client).rglob("*.py")):
+                dest = target / "clients" / path.relative_to(site)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, dest)
+                chosen.append(dest)
+                total += path.stat().st_size
     candidates = sorted(
         p
         for p in site.rglob("*.py")
@@ -67,8 +83,6 @@ def build_corpus(target: Path, megabytes: float, kafka_copies: int) -> tuple[lis
     )
     budget = megabytes * 1e6
     stride = max(1, int(sum(p.stat().st_size for p in candidates) // budget))
-    chosen: list[Path] = []
-    total = 0
     for offset in range(stride):
         for path in candidates[offset::stride]:
             if total >= budget:
@@ -142,11 +156,12 @@ def main() -> int:
     parser.add_argument("--skip-libcst-tool", action="store_true")
     parser.add_argument("--busy-copies", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--with-clients", action="store_true")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="migrate-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
-        files, size = build_corpus(corpus, args.megabytes, args.kafka_copies)
+        files, size = build_corpus(corpus, args.megabytes, args.kafka_copies, args.with_clients)
         listing = Path(tmp) / "files.txt"
         listing.write_text("\n".join(str(f) for f in files))
         kafka_files = 3 * args.kafka_copies
@@ -154,17 +169,33 @@ def main() -> int:
               f"({kafka_files} legacy Kafka programs mixed in)")  # fmt: skip
 
         rows: list[tuple[str, Timing]] = []
+        check = [sys.executable, "-m", "rebalance_cli", "check", "--select", "KRB2"]
+        runs = []
+        for _ in range(args.repeat):
+            timing, result = timed([*check, str(corpus)], ROOT)
+            if result.returncode not in (0, 1):
+                print(result.stderr[-2000:], file=sys.stderr)
+                raise SystemExit("check failed")
+            runs.append(timing)
+        check_time = best(runs)
         migrate = [sys.executable, "-m", "rebalance_cli", "migrate", "--check"]
         for jobs in ("1", "2"):
             runs = []
             for _ in range(args.repeat):
                 timing, result = timed([*migrate, "-j", jobs, str(corpus)], ROOT)
-                pending = result.stdout.count("would migrate ")
+                pending = sum(
+                    "/services/" in line
+                    for line in result.stdout.splitlines()
+                    if line.startswith("would migrate ")
+                )  # the clients' own files (--with-clients) may add sites: printed below
                 if result.returncode != 1 or pending != kafka_files:
                     print(result.stdout[-2000:], result.stderr[-2000:], file=sys.stderr)
                     raise SystemExit(f"migrate --check -j {jobs}: expected {kafka_files} files")
                 runs.append(timing)
             print(f"  -j {jobs}: {result.stderr.strip().splitlines()[-1]}")
+            for line in result.stdout.splitlines():
+                if "/services/" not in line:
+                    print(f"    {line}")
             rows.append((f"rebalance-guard migrate --check -j {jobs}", best(runs)))
 
         timing, result = timed([sys.executable, "-c", PARSE_ALL, str(listing)], ROOT)
@@ -194,6 +225,10 @@ def main() -> int:
             print(f"{name} / migrate --check -j 1: {wall / j1_wall:6.1f}x wall, "
                   f"{cpu / j1_cpu:6.1f}x CPU")  # fmt: skip
         print(f"speed-up of -j 2 over -j 1 (wall): {j1_wall / j2_wall:.2f}x")
+        check_wall, check_cpu = check_time
+        print(f"check --select KRB2: {check_wall:.2f} s wall, {check_cpu:.2f} s CPU")
+        print(f"migrate --check -j 1 / check: {j1_wall / check_wall:.2f}x wall, "
+              f"{j1_cpu / check_cpu:.2f}x CPU (goal: within 1.5x)")  # fmt: skip
 
         if args.busy_copies:
             busy_jobs(Path(tmp) / "busy", args.busy_copies, args.repeat)
