@@ -70,7 +70,7 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
         analysis = analyse(parsed.tree, parsed.text)
         if self.ONLY is None:
             return migration_plan(analysis)
-        return plan_migration(parsed.tree, parsed.text, analysis.imports, self.ONLY)
+        return plan_migration(analysis, self.ONLY)
 
     @contextmanager
     def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:

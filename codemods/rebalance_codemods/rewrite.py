@@ -257,28 +257,97 @@ def _method(
 ) -> cst.FunctionDef:
     """``def on_assign(consumer, partitions)`` -> ``def on_partitions_assigned(self, partitions,
     consumer: RebalanceConsumer)`` with the same body."""
-    consumer, partitions = fn.params.params
-    params = fn.params.with_changes(
+    comments = [line for line in fn.leading_lines if line.comment is not None]
+    spacing = [] if first else [cst.EmptyLine(indent=False)]
+    body = fn.body
+    if isinstance(body, cst.IndentedBlock) and not body.body:
+        body = body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+    self_param = cst.Param(cst.Name(self_name), comma=_COMMA)
+    return fn.with_changes(
+        name=cst.Name(name),
+        params=_listener_params(fn.params, self_param, protocol),
+        leading_lines=[*spacing, *comments],
+        body=body,
+    )
+
+
+def _listener_params(
+    params: cst.Parameters, self_param: cst.Param, protocol: str
+) -> cst.Parameters:
+    """``(consumer, partitions)`` after ``self_param`` -> ``(self, partitions, consumer:
+    protocol)``: the KIP-1306 order, the consumer now the view."""
+    consumer, partitions = params.params[-2:]
+    return params.with_changes(
         params=[
-            cst.Param(cst.Name(self_name), comma=_COMMA),
+            self_param.with_changes(comma=_COMMA),
             partitions.with_changes(comma=_COMMA),
             consumer.with_changes(
                 annotation=cst.Annotation(cst.Name(protocol)), comma=cst.MaybeSentinel.DEFAULT
             ),
         ]
     )
-    comments = [line for line in fn.leading_lines if line.comment is not None]
-    spacing = [] if first else [cst.EmptyLine(indent=False)]
-    body = fn.body
-    if isinstance(body, cst.IndentedBlock) and not body.body:
-        body = body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-    return fn.with_changes(
-        name=cst.Name(name), params=params, leading_lines=[*spacing, *comments], body=body
-    )
+
+
+def _listener_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """A method ``_on_assign(self, consumer, partitions)`` of the owner becomes its listener
+    method ``on_partitions_assigned(self, partitions, consumer: RebalanceConsumer)``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        params = _listener_params(node.params, node.params.params[0], edit.annotation)
+        return node.with_changes(name=cst.Name(edit.value), params=params)
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _delegate_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """After a method something else also calls: a listener method that calls it with the view."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        self_param, consumer, partitions = node.params.params[:3]
+        prefix, awaiting = ("async ", "await ") if edit.index == 1 else ("", "")
+        names = (self_param.name.value, consumer.name.value, partitions.name.value)
+        source = (
+            f"{prefix}def {edit.value}(self):\n"
+            f"    {awaiting}{names[0]}.{edit.extra}({names[1]}, {names[2]})\n"
+        )
+        method = cst.ensure_type(cst.parse_statement(source), cst.FunctionDef)
+        params = _listener_params(node.params, self_param, edit.annotation)
+        method = method.with_changes(
+            params=params.with_changes(
+                params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+                        for p in params.params]
+            ),
+            returns=node.returns,
+            leading_lines=[cst.EmptyLine(indent=False)],
+        )  # fmt: skip
+        return cst.FlattenSentinel([node, method])
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _add_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``class Worker(Base):`` -> ``class Worker(Base, RebalanceListener):``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.ClassDef)
+        bases = list(node.bases)
+        new = cst.Arg(cst.Name(edit.value))
+        if bases:
+            last = bases[-1]
+            if isinstance(last.comma, cst.Comma):  # a trailing comma stays trailing
+                new = new.with_changes(comma=last.comma)
+            bases[-1] = last.with_changes(comma=_COMMA)
+            return node.with_changes(bases=[*bases, new])
+        return node.with_changes(bases=[new], lpar=cst.LeftParen(), rpar=cst.RightParen())
+
+    return finder.find(edit.target, cst.ClassDef), change
 
 
 def _resubscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """``c.subscribe(topics, on_assign=f)`` -> ``subscribe(c, topics, RebalanceCallbacks())``."""
+    """``c.subscribe(topics, on_assign=f)`` -> ``subscribe(c, topics, RebalanceCallbacks())``
+    (or ``self`` when the owner is the listener); an ``await`` around it stays."""
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
@@ -287,27 +356,33 @@ def _resubscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         topics = node.args[topics_index].with_changes(
             keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=_COMMA
         )
-        listener = cst.Arg(cst.Call(func=cst.Name(edit.extra)))
+        listener = cst.Arg(cst.parse_expression(edit.extra))
         return node.with_changes(
             func=cst.Name(edit.value),
             args=[cst.Arg(node.func.value, comma=_COMMA), topics, listener],
+            whitespace_before_args=cst.SimpleWhitespace(""),
         )
 
     return finder.find(edit.target, cst.Call), change
 
 
 def _seek_loop(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """``consumer.assign(partitions)`` -> ``for p in partitions: consumer.seek(p)``."""
+    """``consumer.assign(partitions)`` -> ``for p in partitions: consumer.seek(p)`` (awaited
+    seeks for an awaited assign: the AIOConsumer view)."""
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.SimpleStatementLine)
         expr = node.body[0]
-        assert isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call)
-        func = expr.value.func
-        assert isinstance(func, cst.Attribute)
-        seek = cst.Call(
-            func=func.with_changes(attr=cst.Name("seek")), args=[cst.Arg(cst.Name(edit.extra))]
+        assert isinstance(expr, cst.Expr)
+        awaited = isinstance(expr.value, cst.Await)
+        call = expr.value.expression if isinstance(expr.value, cst.Await) else expr.value
+        assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        seek: cst.BaseExpression = cst.Call(
+            func=call.func.with_changes(attr=cst.Name("seek")),
+            args=[cst.Arg(cst.Name(edit.extra))],
         )
+        if awaited:
+            seek = cst.Await(seek)
         return cst.For(
             target=cst.Name(edit.extra),
             iter=cst.Name(edit.value),
@@ -344,4 +419,7 @@ _EDITORS: dict[str, Editor] = {
     "resubscribe": _resubscribe,
     "seek_loop": _seek_loop,
     "drop_final": _drop_final,
+    "add_base": _add_base,
+    "listener_method": _listener_method,
+    "delegate_method": _delegate_method,
 }

@@ -9,7 +9,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGACY = ROOT / "examples" / "legacy"
-PROGRAMS = ("kafka_python_consumer.py", "aiokafka_consumer.py", "confluent_consumer.py")
+PROGRAMS = (
+    "kafka_python_consumer.py",
+    "aiokafka_consumer.py",
+    "confluent_consumer.py",
+    "confluent_aio_consumer.py",
+)
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,7 @@ KAFKA_PY = LEGACY / "kafka_python_consumer.py"
 
 
 def _tree(tmp_path: Path) -> dict[Path, bytes]:
-    """Three legacy programs, a refused shape, and a file without Kafka."""
+    """The legacy programs, a refused shape, and a file without Kafka."""
     files = {tmp_path / name: (LEGACY / name).read_bytes() for name in PROGRAMS}
     files[tmp_path / "pkg" / "refused.py"] = (
         b"from kafka import KafkaConsumer\nmake().subscribe(['a'], listener=L())\n"
@@ -77,8 +77,9 @@ def test_migrate_writes_what_migrate_source_computes_then_check_is_clean(
     (tmp_path / "kafka_python_consumer.py").chmod(0o750)
     result = run_cli("migrate", "-j", jobs, str(tmp_path))
     assert result.returncode == 0, result.stderr
-    n = 3 * copies
-    summary = f"{5 + n} file(s): {3 + n} migrated, 1 skipped without Kafka, 1 manual site(s)"
+    k = len(PROGRAMS)
+    n = k * copies
+    summary = f"{k + 2 + n} file(s): {k + n} migrated, 1 skipped without Kafka, 1 manual site(s)"
     assert summary in result.stderr
     for path, data in files.items():
         assert path.read_bytes() == _expected(data), path

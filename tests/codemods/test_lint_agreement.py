@@ -50,9 +50,12 @@ def test_lint_fixtures_migrate_consistently(path: Path) -> None:
 
 
 EXAMPLES = sorted((ROOT / "examples").rglob("*.py"))
+CODEMOD_FIXTURES = sorted((ROOT / "tests" / "codemods" / "fixtures").rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", LINT_FIXTURES + EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", LINT_FIXTURES + EXAMPLES + CODEMOD_FIXTURES, ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_fixable_exactly_where_migrate_rewrites(path: Path) -> None:
     """One decision: a KRB2xx finding is fixable exactly when ``migrate`` plans its site, so a
     fixable finding is gone after ``migrate`` and a file changes exactly when one is fixable.

@@ -50,6 +50,31 @@ def cf(body: str) -> str:
     return CONFLUENT_HEAD + textwrap.dedent(body)
 
 
+def aio(body: str) -> str:
+    return "\nfrom confluent_kafka.aio import AIOConsumer\n\n" + textwrap.dedent(body)
+
+
+OWNER = """
+class Worker:
+    def __init__(self, config):
+        self.consumer = Consumer(config)
+
+    def start(self):
+        self.consumer.subscribe(["a"], on_assign=self._on_assign, on_revoke=self._on_revoke)
+
+    def _on_assign(self, consumer, partitions):
+        consumer.assign(partitions)
+
+    def _on_revoke(self, consumer, partitions):
+        consumer.commit(asynchronous=False)
+"""
+
+
+def owner(tail: str = "") -> str:
+    """A confluent consumer class registering its own methods, and a module tail."""
+    return cf(OWNER + textwrap.dedent(tail))
+
+
 CASES = [
     # --- kafka-python / aiokafka listeners -------------------------------------------------
     ("view-lacks-method", kp("self.consumer.poll(0)", REGISTER), 5,
@@ -117,7 +142,7 @@ CASES = [
     ("cf-lambda", cf("""
         c = Consumer({})
         c.subscribe(["a"], on_assign=lambda consumer, partitions: None)
-        """), 6, "on_assign= is not a function defined in this file"),
+        """), 6, "on_assign= is not a function or method defined in this file (lambda, partial, imported); define it with def"),
     ("cf-used-twice", cf("""
         def on_revoke(consumer, partitions):
             consumer.commit(asynchronous=False)
@@ -177,7 +202,7 @@ CASES = [
             pass
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 9, "on_assign is decorated or async"),
+        """), 9, "on_assign is decorated; the codemod cannot know what the decorator expects"),
     ("cf-arity", cf("""
         def on_assign(consumer, partitions, extra=None):
             pass
@@ -214,6 +239,98 @@ CASES = [
         c = Consumer({})
         c.subscribe(*topics, on_revoke=on_revoke)
         """), 8, "subscribe() takes *args or **kwargs"),
+    ("cf-data-flow", cf("""
+        def on_revoke(consumer, partitions):
+            pass
+        async def main(loop, pool):
+            c = Consumer({})
+            await loop.run_in_executor(pool, c.subscribe, ["a"], None, on_revoke)
+        """), 9, "the callbacks reach subscribe() through data flow"),
+    ("cf-two-roles", cf("""
+        def rebalanced(consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=rebalanced, on_revoke=rebalanced)
+        """), 8, "rebalanced is registered for two roles; split it into one per role"),
+    # --- confluent-kafka AIOConsumer ---------------------------------------------------------
+    ("aio-positional", aio("""
+        async def on_revoke(consumer, partitions):
+            await consumer.commit()
+        async def main():
+            c = AIOConsumer({})
+            await c.subscribe(["a"], None, on_revoke)
+        """), 9, "callbacks passed positionally to AIOConsumer.subscribe() are never awaited (KRB111); pass them by keyword"),
+    ("aio-sync-callback", aio("""
+        def on_revoke(consumer, partitions):
+            pass
+        async def main():
+            c = AIOConsumer({})
+            await c.subscribe(["a"], on_revoke=on_revoke)
+        """), 9, "on_revoke is not async def, so AIOConsumer cannot call it (TypeError); make it async def first"),
+    ("aio-not-awaited", aio("""
+        async def on_revoke(consumer, partitions):
+            consumer.commit()
+        async def main():
+            c = AIOConsumer({})
+            await c.subscribe(["a"], on_revoke=on_revoke)
+        """), 9, "on_revoke calls consumer.commit() without await (line 6), so the call never ran (KRB106); add the await first"),
+    ("aio-unknown-consumer", cf("""
+        async def on_revoke(consumer, partitions):
+            await consumer.commit()
+        def main(c):
+            c.subscribe(["a"], on_revoke=on_revoke)
+        """), 8, "on_revoke is async, but the model sees this subscribe() on a confluent Consumer, not an AIOConsumer; create or annotate the consumer"),
+    ("aio-view-lacks-method", aio("""
+        async def on_assign(consumer, partitions):
+            await consumer.poll(0)
+        async def main():
+            c = AIOConsumer({})
+            await c.subscribe(["a"], on_assign=on_assign)
+        """), 9, "on_assign calls consumer.poll() (line 6), which the rebalance view does not offer"),
+    # --- confluent-kafka bound methods: the owner becomes the listener -----------------------
+    ("owner-not-a-method", cf("""
+        class Worker:
+            def start(self, c):
+                c.subscribe(["a"], on_assign=self.handlers.on_assign)
+        """), 7, "on_assign= is not a method of the class that makes this call, reached through its self"),
+    ("owner-different-classes", cf("""
+        class Other:
+            def _on_assign(self, consumer, partitions):
+                pass
+        class Worker:
+            def start(self, c, other):
+                c.subscribe(["a"], on_assign=self._on_assign, on_revoke=other._on_assign)
+            def _on_assign(self, consumer, partitions):
+                pass
+        """), 10, "on_revoke= is not a method of the class that makes this call"),
+    ("owner-two-roles", owner().replace("on_revoke=self._on_revoke", "on_revoke=self._on_assign"), 10,
+     "_on_assign is registered for two roles; split it into one method per role"),
+    ("owner-different-sets", owner("""
+        def restart(worker: Worker) -> None:
+            pass
+        """).replace("    def _on_assign(self, consumer, partitions):", "    def again(self):\n        self.consumer.subscribe(['a'], on_assign=self._on_assign)\n\n    def _on_assign(self, consumer, partitions):"), 10,
+     "the class registers different sets of its methods as callbacks at different subscribe() calls"),
+    ("owner-clash", owner().replace("    def _on_revoke(self, consumer, partitions):", "    def on_partitions_lost(self, partitions):\n        pass\n\n    def _on_revoke(self, consumer, partitions):"), 10,
+     "Worker already defines on_partitions_lost; it cannot become its own listener"),
+    ("owner-metaclass", owner().replace("class Worker:", "class Worker(metaclass=Meta):"), 10,
+     "Worker has a metaclass or decorators; make a RebalanceListener class that calls its methods by hand"),
+    ("owner-special-base", owner().replace("class Worker:", "import typing\nclass Worker(typing.NamedTuple):"), 11,
+     "Worker derives from typing.NamedTuple, which cannot take RebalanceListener as another base"),
+    ("owner-inherited", cf("""
+        class Worker(Base):
+            def start(self, c):
+                c.subscribe(["a"], on_assign=self._on_assign)
+        """), 7, "self._on_assign is not defined in Worker itself (inherited or assigned); define the callback in the class that registers it"),
+    ("owner-annotated-and-used", owner("""
+        def flush(w: Worker, c: Consumer) -> None:
+            w._on_revoke(c, [])
+        """).replace("def _on_revoke(self, consumer, partitions)", "def _on_revoke(self, consumer: Consumer, partitions)"), 10,
+     "_on_revoke is also used at line 19 and its consumer parameter is annotated with the full consumer; drop the annotation or that use first"),
+    ("owner-used-and-assigns", owner("""
+        def again(w: Worker, c: Consumer) -> None:
+            w._on_assign(c, [])
+        """), 10,
+     "_on_assign is also used elsewhere, so its consumer.assign() cannot become the view's; move that call out of it first (line 13)"),
 ]  # fmt: skip
 
 

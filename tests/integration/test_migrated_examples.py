@@ -4,7 +4,8 @@ Two members of one group process a 4-partition topic. Member A processes the fir
 and never commits except in its revoke callback; member B then joins. The test checks that
 A's revoke callback ran and its commit landed (the group's committed offsets are exactly
 what A processed), that B starts where A stopped, and that across the rebalance every
-message is processed exactly once.
+message is processed exactly once. A program that logs its commits (the AIOConsumer one) is
+also held to committing each revoked partition's progress exactly once.
 """
 
 from __future__ import annotations
@@ -87,6 +88,14 @@ class Member:
             for m in re.findall(rf"{kind} \[([\d, ]*)\]", text)
         ]
 
+    def commits(self) -> list[tuple[int, int]]:
+        """(partition, offset) of every commit the program logged (``committed {p: o}``)."""
+        return [
+            (int(p), int(o))
+            for logged in re.findall(r"committed \{([^}]*)\}", self.err.read_text())
+            for p, o in re.findall(r"(\d+): (\d+)", logged)
+        ]
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -155,6 +164,10 @@ def _two_members_across_a_rebalance(
     first = _records(a.out)
     processed = {p: max(o for q, o, _ in first if q == p) + 1 for p in range(PARTITIONS)}
     assert _committed(broker.bootstrap, group, topic) == processed
+    if "committed" in program.read_text():  # the program logs its commits: each one once
+        assert sorted(a.commits()) == sorted(processed.items()), (
+            "every revoked partition's progress is committed exactly once, by the revocation"
+        )
 
     _produce(broker.bootstrap, topic, [f"second-{i}" for i in range(BATCH)])
     everything = lambda: _records(a.out) + _records(b.out)  # noqa: E731
@@ -163,6 +176,8 @@ def _two_members_across_a_rebalance(
     assert a.stop() == 0, a.err.read_text()
     assert b.stop() == 0, b.err.read_text()
 
+    commits = a.commits() + b.commits()
+    assert len(commits) == len(set(commits)), f"some progress was committed twice: {commits}"
     values = [v for _, _, v in everything()]
     duplicates = sorted({v for v in values if values.count(v) > 1})
     assert not duplicates, f"processed twice across the rebalance: {duplicates}"

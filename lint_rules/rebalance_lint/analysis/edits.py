@@ -41,8 +41,11 @@ Action = Literal[
     "rename_base",  # at a class base expression: becomes the name ``value``
     "append_param",  # at a def: ``value: annotation`` appended to its positional parameters
     "gather",  # at the block holding def ``target``: ``names`` defs -> class ``value(extra)``
-    "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, extra())
-    "seek_loop",  # at a statement c.assign(p): for ``extra`` in ``value``: c.seek(``extra``)
+    "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, <expression extra>)
+    "seek_loop",  # at a statement [await] c.assign(p): for ``extra`` in ``value``: c.seek(..)
+    "add_base",  # at a class: the name ``value`` appended to its bases
+    "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
+    "delegate_method",  # after method ``extra``: ``value``(self, p, c) calling it (index 1: async)
     "drop_final",  # at the block holding statement ``target``: that statement goes
 ]
 

@@ -1,25 +1,38 @@
 """Plan the confluent-kafka migration: ``subscribe(on_assign=..., on_revoke=..., on_lost=...)``.
 
-confluent's C consumer takes callbacks only in ``subscribe()``, so
-``rebalance_guard.confluent_kafka`` registers a listener through its own
-``subscribe(consumer, topics, listener)``. The callback functions become the methods of a
-``RebalanceListener`` class defined where they were (same scope, so every name in their
-bodies still means the same), with the consumer parameter now the view. In
-``on_partitions_assigned`` a final ``consumer.assign(partitions)`` becomes a seek per
-partition (the adapter assigns with the sought offsets); a final ``unassign()`` in a
-revocation callback is dropped (the adapter unassigns); "final" means nothing else in the
-callback can run after it (last statement, possibly inside trailing ``if``/``with``).
-``on_lost=on_revoke`` needs no method: ``on_partitions_lost`` defaults to the revoke one.
-A bare ``commit()`` becomes synchronous, since the view's ``commit()`` is (the fix for
-KRB103). Anything else is refused.
+Both of confluent's consumer APIs take callbacks only in ``subscribe()``: the ``Consumer``
+(``rebalance_guard.confluent_kafka``) and the asyncio ``AIOConsumer``
+(``rebalance_guard.confluent_kafka_aio``, where callbacks are ``async def`` and every
+consumer call is awaited). Which one a ``subscribe()`` is on comes from the rules' model
+(each registration carries its client); the sites are the model's registrations.
+
+The registered callbacks become the methods of a ``RebalanceListener``, registered through
+the guard module's own ``subscribe(consumer, topics, listener)``:
+
+* functions (module-level or nested): gathered into a listener class defined where they were
+  (same scope, so every name in their bodies still means the same);
+* bound methods of the class that owns the consumer (``on_assign=self._on_assign``, also
+  name-mangled ``self.__on_assign``): the owner itself becomes the listener (the listener base
+  is appended to its bases, the methods are renamed to ``on_partitions_*`` with the view as
+  their consumer parameter, ``subscribe(consumer, topics, self)``); a method something else in
+  the file also calls is kept as it is and the listener method calls it with the view.
+
+The callback's consumer parameter becomes the view. In ``on_partitions_assigned`` a final
+``consumer.assign(partitions)`` becomes a seek per partition (the adapter assigns with the
+sought offsets); a final ``unassign()`` in a revocation callback is dropped (the adapter
+unassigns); "final" means nothing else in the callback can run after it (last statement,
+possibly inside trailing ``if``/``with``); on the AIOConsumer the same holds for the awaited
+calls. ``on_lost`` equal to ``on_revoke`` needs no method: ``on_partitions_lost`` defaults to
+the revoke one. A bare ``commit()`` becomes synchronous, since the view's ``commit()`` is (the
+fix for KRB103). Anything else is refused with the step that would make it migratable.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from rebalance_guard._client_facts import CONFLUENT
+from rebalance_guard._client_facts import CLIENTS, CONFLUENT, ClientFacts
 from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
 
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
@@ -32,46 +45,75 @@ from rebalance_lint.analysis.migration_facts import (
     has_star_args,
     is_dotted,
     is_none,
+    methods_of,
     names_in,
     statement_layout,
 )
+from rebalance_lint.analysis.model import Analysis
 
 _ASSIGNS = {"assign", "incremental_assign"}
 _UNASSIGNS = {"unassign", "incremental_unassign"}
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: Bases an owner class cannot simply gain another base next to.
+_SPECIAL_BASES = ("typing.", "typing_extensions.", "enum.", "ctypes.")
 
 
 @dataclass(frozen=True)
 class _Callback:
     keyword: str  # on_assign / on_revoke / on_lost
     function: Function
+    method: bool = False  # a method of the owner class (``self`` first)
 
 
-def plan_confluent(facts: FileFacts) -> MigrationPlan:
-    """Every ``subscribe()`` with confluent callbacks, as edits or refusals."""
+@dataclass
+class _OwnerSites:
+    """Registrations of one owner class's own methods (``on_assign=self._on_assign``)."""
+
+    client: ClientFacts
+    roles: dict[str, str]  # on_assign... -> method name
+    calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # (call, self name there)
+
+
+def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
+    """Every confluent registration of the model, as edits or refusals."""
     plan = MigrationPlan()
     if CONFLUENT.package not in facts.index.packages:
         return plan
     taken = set(facts.index.names)
-    for call in facts.index.method_calls.get("subscribe", []):
+    subscribes = {span(c): c for c in facts.index.method_calls.get("subscribe", [])}
+    owners: dict[ast.ClassDef, list[_OwnerSites]] = {}
+    for registration in analysis.registrations:
+        if registration.guard or registration.client not in ("confluent", "confluent_aio"):
+            continue
+        client = CLIENTS[registration.client]
+        call = subscribes.get(span(registration.call))
+        if call is None:
+            plan.refuse(
+                registration.call.lineno,
+                "the callbacks reach subscribe() through data flow (a helper, an executor, "
+                "a variable); call consumer.subscribe(topics, on_assign=...) directly first",
+            )
+            continue
         values = [find_arg(call, kw, i + 1) for i, kw in enumerate(CONFLUENT_CALLBACKS)]
-        if all(v is None or is_none(v) for v in values):
-            continue  # no callback to move
         site = MigrationPlan()
-        reason = _plan_site(call, values, facts, taken, site)
+        reason = _plan_site(call, values, client, facts, taken, site, owners)
         if reason is None:
             plan.merge(site)
         else:
             plan.refuse(call.lineno, reason)
+    for owner, groups in owners.items():
+        _plan_owner(owner, groups, facts, taken, plan)
     return plan
 
 
 def _plan_site(
     call: ast.Call,
     values: list[ast.expr | None],
+    client: ClientFacts,
     facts: FileFacts,
     taken: set[str],
     plan: MigrationPlan,
+    owners: dict[ast.ClassDef, list[_OwnerSites]],
 ) -> str | None:
     assert isinstance(call.func, ast.Attribute)
     if not is_dotted(call.func.value):
@@ -82,17 +124,32 @@ def _plan_site(
     used = {id(v) for v in values if v is not None} | {id(topics)}
     if topics is None or len(used) != argument_count(call):
         return "subscribe() has arguments the codemod does not know"
+    if client.async_callbacks and len(call.args) > 1:
+        return (
+            "callbacks passed positionally to AIOConsumer.subscribe() are never awaited "
+            "(KRB111); pass them by keyword (on_assign=...) first"
+        )
+    present = [
+        (keyword, value)
+        for keyword, value in zip(CONFLUENT_CALLBACKS, values, strict=True)
+        if value is not None and not is_none(value)
+    ]
+    if any(isinstance(value, ast.Attribute) for _, value in present):
+        return _collect_owner_site(call, present, client, facts, owners)
     callbacks: list[_Callback] = []
-    for keyword, value in zip(CONFLUENT_CALLBACKS, values, strict=True):
-        if value is None or is_none(value):
-            continue  # no callback: confluent's default, as without the argument
+    for keyword, value in present:
         function = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            return f"{keyword}= is not a function defined in this file (lambda, method, partial)"
+            return (
+                f"{keyword}= is not a function or method defined in this file (lambda, "
+                "partial, imported); define it with def next to the subscribe() first"
+            )
         if keyword == "on_lost" and any(
             cb.keyword == "on_revoke" and cb.function is function for cb in callbacks
         ):
             continue  # on_lost=on_revoke is what on_partitions_lost does by default
+        if any(cb.function is function for cb in callbacks):
+            return f"{function.name} is registered for two roles; split it into one per role"
         callbacks.append(_Callback(keyword, function))
     for callback in callbacks:
         function = callback.function
@@ -107,12 +164,13 @@ def _plan_site(
     if any(_block_of(cb.function, facts) != block for cb in callbacks):
         return "the callbacks are defined in different blocks"
     for callback in callbacks:
-        reason = _plan_callback(callback, facts, plan)
+        reason = _plan_callback(callback, client, facts, plan)
         if reason is not None:
             return reason
-    listener = guard_name(facts, taken, CONFLUENT.guard_module, "RebalanceListener", plan)
-    protocol = guard_name(facts, taken, CONFLUENT.guard_module, "RebalanceConsumer", plan)
-    subscribe = guard_name(facts, taken, CONFLUENT.guard_module, "subscribe", plan)
+    module = client.guard_module
+    listener = guard_name(facts, taken, module, "RebalanceListener", plan)
+    protocol = guard_name(facts, taken, module, "RebalanceConsumer", plan)
+    subscribe = guard_name(facts, taken, module, "subscribe", plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
     names = tuple(
@@ -129,14 +187,235 @@ def _plan_site(
             names=names,
         )
     )
-    plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=class_name))
+    plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=f"{class_name}()"))
     for callback in callbacks:
-        annotation = callback.function.args.args[0].annotation
-        if annotation is not None:
-            plan.unused_imports.append(span(annotation))
+        _drop_annotation_import(callback.function.args.args[0], plan)
     plan.sites += 1
     plan.planned.add(span(call))
     return None
+
+
+def _drop_annotation_import(param: ast.arg, plan: MigrationPlan) -> None:
+    if param.annotation is not None:
+        plan.unused_imports.append(span(param.annotation))
+
+
+# -- bound methods: the owner becomes the listener ------------------------------------------
+
+
+def _collect_owner_site(
+    call: ast.Call,
+    present: list[tuple[str, ast.expr]],
+    client: ClientFacts,
+    facts: FileFacts,
+    owners: dict[ast.ClassDef, list[_OwnerSites]],
+) -> str | None:
+    """Check a registration of ``self.<method>`` callbacks; planned per owner class later."""
+    roles: dict[str, str] = {}
+    owner: ast.ClassDef | None = None
+    self_name = ""
+    for keyword, value in present:
+        found = _owner_method(value, facts)
+        if found is None:
+            return (
+                f"{keyword}= is not a method of the class that makes this call, reached "
+                "through its self; register a method of this class or a function defined "
+                "here instead"
+            )
+        cls, self_name, name = found
+        if owner is not None and cls is not owner:
+            return "the callbacks are methods of different classes"
+        owner = cls
+        if keyword == "on_lost" and roles.get("on_revoke") == name:
+            continue  # on_lost=self._on_revoke: on_partitions_lost's default
+        if name in roles.values():
+            return f"{name} is registered for two roles; split it into one method per role"
+        roles[keyword] = name
+    assert owner is not None
+    groups = owners.setdefault(owner, [])
+    for group in groups:
+        if group.roles == roles and group.client is client:
+            group.calls.append((call, self_name))
+            return None
+    groups.append(_OwnerSites(client, roles, [(call, self_name)]))
+    return None
+
+
+def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str, str] | None:
+    """(owner class, its self name, method name) for ``self.<method>`` in one of its methods."""
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+        return None
+    param = facts.bindings.binding(value.value)
+    method = next(
+        (
+            node
+            for node in facts.bindings.ancestors(value)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.args.args[:1] == [param]
+        ),
+        None,
+    )
+    owner = facts.parent(method) if method is not None else None
+    if not (
+        method is not None
+        and isinstance(owner, ast.ClassDef)
+        and method in owner.body
+        and not method.decorator_list
+    ):
+        return None
+    return owner, value.value.id, value.attr
+
+
+def _plan_owner(
+    owner: ast.ClassDef,
+    groups: list[_OwnerSites],
+    facts: FileFacts,
+    taken: set[str],
+    plan: MigrationPlan,
+) -> None:
+    """Make ``owner`` its own listener, or refuse every one of its registrations."""
+    site = MigrationPlan()
+    reason = (
+        "the class registers different sets of its methods as callbacks at different "
+        "subscribe() calls; register one set everywhere first"
+        if len(groups) != 1
+        else _plan_owner_group(owner, groups[0], facts, taken, site)
+    )
+    if reason is None:
+        plan.merge(site)
+        return
+    for group in groups:
+        for call, _ in group.calls:
+            plan.refuse(call.lineno, reason)
+
+
+def _plan_owner_group(
+    owner: ast.ClassDef,
+    group: _OwnerSites,
+    facts: FileFacts,
+    taken: set[str],
+    plan: MigrationPlan,
+) -> str | None:
+    client = group.client
+    methods = methods_of(owner)
+    clash = sorted(set(CONFLUENT_CALLBACKS.values()) & _class_names_bound(owner))
+    if clash:
+        return f"{owner.name} already defines {clash[0]}; it cannot become its own listener"
+    if owner.keywords or (owner.decorator_list and not _only_dataclass(owner, facts)):
+        return (
+            f"{owner.name} has a metaclass or decorators; make a RebalanceListener class "
+            "that calls its methods by hand"
+        )
+    for base in owner.bases:
+        if not is_dotted(base) or any(
+            name.startswith(_SPECIAL_BASES) for name in facts.qualnames(base)
+        ):
+            return (
+                f"{owner.name} derives from {ast.unparse(base)}, which cannot take "
+                "RebalanceListener as another base; make a listener class by hand"
+            )
+    callbacks: list[_Callback] = []
+    delegated: set[str] = set()
+    for keyword, name in group.roles.items():
+        function = methods.get(name)
+        if function is None:
+            return (
+                f"self.{name} is not defined in {owner.name} itself (inherited or assigned); "
+                "define the callback in the class that registers it first"
+            )
+        registered = {span(v) for call, _ in group.calls for v in _callback_values(call)}
+        others: list[ast.AST] = [
+            node for node in facts.index.attributes.get(name, []) if span(node) not in registered
+        ]
+        others += [
+            fn
+            for cls in facts.index.classes
+            if cls is not owner
+            for fn in methods_of(cls).values()
+            if fn.name == name
+        ]
+        callbacks.append(_Callback(keyword, function, method=True))
+        if others:
+            delegated.add(name)
+            reason = _delegation_blocked(function, getattr(others[0], "lineno", 0), facts)
+            if reason is not None:
+                return reason
+    for callback in callbacks:
+        if callback.function.name in delegated:
+            reason = _check_callback(callback, client, facts, plan, rewrite=False)
+        else:
+            reason = _plan_callback(callback, client, facts, plan)
+        if reason is not None:
+            return reason
+    module = client.guard_module
+    listener = guard_name(facts, taken, module, "RebalanceListener", plan)
+    protocol = guard_name(facts, taken, module, "RebalanceConsumer", plan)
+    subscribe = guard_name(facts, taken, module, "subscribe", plan)
+    plan.edit(Edit("add_base", span(owner), value=listener))
+    for callback in callbacks:
+        function = callback.function
+        method = CONFLUENT_CALLBACKS[callback.keyword]
+        if function.name in delegated:
+            plan.edit(
+                Edit(
+                    "delegate_method",
+                    span(function),
+                    value=method,
+                    extra=function.name,
+                    annotation=protocol,
+                    index=1 if isinstance(function, ast.AsyncFunctionDef) else 0,
+                )
+            )
+        else:
+            plan.edit(Edit("listener_method", span(function), value=method, annotation=protocol))
+            _drop_annotation_import(function.args.args[1], plan)
+    for call, self_name in group.calls:
+        plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=self_name))
+        plan.sites += 1
+        plan.planned.add(span(call))
+    return None
+
+
+def _class_names_bound(cls: ast.ClassDef) -> set[str]:
+    """Names the class body binds (methods, attributes)."""
+    names: set[str] = set()
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _only_dataclass(cls: ast.ClassDef, facts: FileFacts) -> bool:
+    wanted = {"dataclasses.dataclass"}
+    return all(
+        facts.qualnames(d.func if isinstance(d, ast.Call) else d) & wanted
+        for d in cls.decorator_list
+    )
+
+
+def _callback_values(call: ast.Call) -> list[ast.expr]:
+    return [
+        v
+        for i, kw in enumerate(CONFLUENT_CALLBACKS)
+        if (v := find_arg(call, kw, i + 1)) is not None
+    ]
+
+
+def _delegation_blocked(function: Function, line: int, facts: FileFacts) -> str | None:
+    """Why a method also used elsewhere cannot be kept and called by the listener method."""
+    consumer = function.args.args[1] if len(function.args.args) == 3 else None
+    if consumer is not None and consumer.annotation is not None:
+        return (
+            f"{function.name} is also used at line {line} and its consumer parameter is "
+            "annotated with the full consumer; drop the annotation or that use first"
+        )
+    return None
+
+
+# -- one callback ---------------------------------------------------------------------------
 
 
 def _self_name(function: Function) -> str:
@@ -163,23 +442,52 @@ def _class_names() -> list[str]:
     return ["RebalanceCallbacks", *(f"RebalanceCallbacks{i}" for i in range(2, 100))]
 
 
-def _plan_callback(callback: _Callback, facts: FileFacts, plan: MigrationPlan) -> str | None:
-    """Check one callback function; stage the rewrite of its final assign/unassign."""
+def _plan_callback(
+    callback: _Callback, client: ClientFacts, facts: FileFacts, plan: MigrationPlan
+) -> str | None:
+    """Check one callback; stage the rewrite of its final assign/unassign."""
+    return _check_callback(callback, client, facts, plan, rewrite=True)
+
+
+def _check_callback(
+    callback: _Callback,
+    client: ClientFacts,
+    facts: FileFacts,
+    plan: MigrationPlan,
+    *,
+    rewrite: bool,
+) -> str | None:
+    """Why ``callback`` cannot take the view as its consumer (None when it can); with
+    ``rewrite``, its final assign/unassign is staged for rewriting (else refused)."""
     fn = callback.function
     label = fn.name
     args = fn.args
-    if fn.decorator_list or isinstance(fn, ast.AsyncFunctionDef):
-        return f"{label} is decorated or async"
+    if fn.decorator_list:
+        return f"{label} is decorated; the codemod cannot know what the decorator expects"
+    is_async = isinstance(fn, ast.AsyncFunctionDef)
+    if client.async_callbacks and not is_async:
+        return (
+            f"{label} is not async def, so AIOConsumer cannot call it (TypeError); "
+            "make it async def first"
+        )
+    if is_async and not client.async_callbacks:
+        return (
+            f"{label} is async, but the model sees this subscribe() on a confluent Consumer, "
+            "not an AIOConsumer; create or annotate the consumer as "
+            "confluent_kafka.aio.AIOConsumer where the codemod can see it"
+        )
+    offset = 1 if callback.method else 0
     if (
-        len(args.args) != 2
+        len(args.args) != 2 + offset
         or args.posonlyargs
         or args.kwonlyargs
         or args.kwarg
         or args.vararg
         or args.defaults
     ):
-        return f"{label} does not take exactly (consumer, partitions)"
-    consumer, partitions = args.args
+        shape = "(self, consumer, partitions)" if callback.method else "(consumer, partitions)"
+        return f"{label} does not take exactly {shape}"
+    consumer, partitions = args.args[offset:]
     refs = facts.bindings.references(consumer, consumer.arg)
     part_refs = facts.bindings.references(partitions, partitions.arg)
     if refs is None or part_refs is None:
@@ -196,14 +504,24 @@ def _plan_callback(callback: _Callback, facts: FileFacts, plan: MigrationPlan) -
         ):
             return f"{label} uses the consumer other than to call a method (line {line})"
         name = method.attr
+        if client.async_callbacks and isinstance(facts.parent(call), ast.Expr):
+            return (
+                f"{label} calls consumer.{name}() without await (line {line}), so the call "
+                "never ran (KRB106); add the await first"
+            )
         if name in _ASSIGNS | _UNASSIGNS:
-            reason = _plan_final(callback, call, name, partitions.arg, facts, plan)
+            reason = (
+                _plan_final(callback, call, name, partitions.arg, facts, plan)
+                if rewrite
+                else f"{label} is also used elsewhere, so its consumer.{name}() cannot become "
+                "the view's; move that call out of it first"
+            )
             if reason is not None:
                 return f"{reason} (line {line})"
-        elif name not in CONFLUENT.view_methods:
+        elif name not in client.view_methods:
             return (
                 f"{label} calls consumer.{name}() (line {line}), which the rebalance view "
-                f"does not offer (KIP-1306)"
+                "does not offer (KIP-1306); move that call out of the callback first"
             )
         elif name == "commit" and (call.args or any(kw.arg is None for kw in call.keywords)):
             return f"{label} passes commit() positional arguments (line {line})"
@@ -211,9 +529,11 @@ def _plan_callback(callback: _Callback, facts: FileFacts, plan: MigrationPlan) -
 
 
 def _tail_statement(call: ast.Call, fn: Function, facts: FileFacts) -> ast.Expr | None:
-    """The statement ``call`` forms, if nothing in ``fn`` can run after it: last in its block,
-    inside nothing but ``if``/``elif``/``else``/``with`` that are last too."""
+    """The statement ``call`` forms (awaited or not), if nothing in ``fn`` can run after it:
+    last in its block, inside nothing but ``if``/``elif``/``else``/``with`` that are last too."""
     statement = facts.parent(call)
+    if isinstance(statement, ast.Await):
+        statement = facts.parent(statement)
     if not (isinstance(statement, ast.Expr) and statement_layout(statement, facts) == "own"):
         return None
     node: ast.AST = statement

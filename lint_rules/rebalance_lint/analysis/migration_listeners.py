@@ -559,7 +559,7 @@ def _view_use(
     if method not in client.view_methods:
         return (
             f"a callback calls consumer.{method}() (line {line}), which the rebalance view "
-            f"does not offer (KIP-1306)"
+            "does not offer (KIP-1306); move that call out of the callback first"
         )
     return None
 

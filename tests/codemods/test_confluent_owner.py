@@ -1,0 +1,124 @@
+# ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
+"""confluent-kafka bound-method callbacks (issue 12 item 1): ``on_assign=self._on_assign`` in the
+class that owns the consumer; the owner becomes its own RebalanceListener (before/after)."""
+
+from __future__ import annotations
+
+from libcst.codemod import CodemodTest
+from rebalance_codemods.commands import MigrateRebalanceListeners
+
+
+class TestConfluentOwner(CodemodTest):
+    TRANSFORM = MigrateRebalanceListeners
+
+    def test_name_mangled_positional_methods_of_a_thread(self) -> None:
+        """subscribe([t], self.__on_assign, self.__on_revoke) in a Thread subclass: the listener base is appended, the methods renamed and given the view."""
+        before = """
+            import threading
+
+            from confluent_kafka import Consumer, TopicPartition
+
+
+            class ConsumerThread(threading.Thread):
+                \"\"\"Consumes one topic; commits on revoke.\"\"\"
+
+                def __init__(self, config: dict[str, object], topic: str) -> None:
+                    super().__init__(daemon=True)
+                    self._consumer = Consumer(config)
+                    self._topic = topic
+                    self._offsets: dict[int, int] = {}
+
+                def run(self) -> None:
+                    self._consumer.subscribe([self._topic], self.__on_assign, self.__on_revoke)
+                    while True:
+                        self._consumer.poll(1.0)
+
+                def __on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+                    print("assigned", partitions)
+                    consumer.assign(partitions)
+
+                def __on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+                    consumer.commit(asynchronous=False)
+                    consumer.unassign()
+        """
+        after = """
+            import threading
+
+            from confluent_kafka import Consumer, TopicPartition
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class ConsumerThread(threading.Thread, RebalanceListener):
+                \"\"\"Consumes one topic; commits on revoke.\"\"\"
+
+                def __init__(self, config: dict[str, object], topic: str) -> None:
+                    super().__init__(daemon=True)
+                    self._consumer = Consumer(config)
+                    self._topic = topic
+                    self._offsets: dict[int, int] = {}
+
+                def run(self) -> None:
+                    subscribe(self._consumer, [self._topic], self)
+                    while True:
+                        self._consumer.poll(1.0)
+
+                def on_partitions_assigned(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
+                    print("assigned", partitions)
+                    for partition in partitions:
+                        consumer.seek(partition)
+
+                def on_partitions_revoked(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
+                    consumer.commit(asynchronous=False)
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+    def test_method_also_called_elsewhere_is_kept_and_called_with_the_view(self) -> None:
+        """on_lost=self._on_revoke needs no method; _on_revoke is also called by close(), so it stays and on_partitions_revoked calls it."""
+        before = """
+            from confluent_kafka import Consumer
+
+
+            class Worker:
+                def __init__(self, config):
+                    self.consumer = Consumer(config)
+                    self.consumer.subscribe(
+                        ["orders"],
+                        on_assign=self._on_assign,
+                        on_revoke=self._on_revoke,
+                        on_lost=self._on_revoke,
+                    )
+
+                def _on_assign(self, consumer, partitions):
+                    print("assigned", partitions)
+
+                def _on_revoke(self, consumer, partitions):
+                    consumer.commit(asynchronous=False)
+
+                def close(self):
+                    self._on_revoke(self.consumer, self.consumer.assignment())
+                    self.consumer.close()
+        """
+        after = """
+            from confluent_kafka import Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class Worker(RebalanceListener):
+                def __init__(self, config):
+                    self.consumer = Consumer(config)
+                    subscribe(self.consumer, ["orders"], self)
+
+                def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
+                    print("assigned", partitions)
+
+                def _on_revoke(self, consumer, partitions):
+                    consumer.commit(asynchronous=False)
+
+                def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):
+                    self._on_revoke(consumer, partitions)
+
+                def close(self):
+                    self._on_revoke(self.consumer, self.consumer.assignment())
+                    self.consumer.close()
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
