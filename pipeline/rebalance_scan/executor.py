@@ -44,7 +44,7 @@ RESULT_SCHEMA = pa.schema(
         ("migrated_sites", pa.int32()),
         ("manual", pa.list_(MANUAL_TYPE)),
         ("would_change", pa.bool_()),
-        ("diff", pa.string()),  # unified diff of the migration; only with ScanOptions.diffs
+        ("diff", pa.binary()),  # the migration's unified diff (ScanOptions.diffs only)
     ]
 )
 
@@ -53,7 +53,7 @@ RESULT_DDL = (
     "repo string, path string, status string, reason string, size_bytes long, kafka boolean, "
     "findings array<struct<line:int,col:int,code:string,message:string,fixable:boolean>>, "
     "migration_status string, migration_reason string, migrated_sites int, "
-    "manual array<struct<line:int,reason:string>>, would_change boolean, diff string"
+    "manual array<struct<line:int,reason:string>>, would_change boolean, diff binary"
 )
 
 Row = dict[str, Any]
@@ -83,23 +83,36 @@ def _row(repo: str, path: str, size: int, status: str, reason: str) -> Row:
     }
 
 
-def _decode(source: bytes) -> list[str]:
-    """Lines of a Python source for a diff, in its declared encoding (BOM and line ends kept)."""
+def _encoding(source: bytes) -> str:
+    """The declared encoding of a Python source (PEP 263; UTF-8 by default)."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
     except SyntaxError:
-        encoding = "utf-8"
-    if encoding == "utf-8-sig":
-        encoding = "utf-8"  # keep the BOM visible as a character rather than dropping it
-    return source.decode(encoding, errors="replace").splitlines(keepends=True)
+        return "utf-8"
+    return "utf-8" if encoding == "utf-8-sig" else encoding  # the BOM stays a character
 
 
-def unified_diff(path: str, old: bytes, new: bytes) -> str:
-    """A ``git apply``/``patch -p1`` style diff of one file, paths relative to the repo."""
-    lines = difflib.unified_diff(_decode(old), _decode(new), f"a/{path}", f"b/{path}")
-    return "".join(
+def _lines(text: str) -> list[str]:
+    # split on "\n" only, as diff and git do: str.splitlines would also split on form feeds
+    # and other separators that Python source may contain, and the patch would not apply
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
+    """A ``git apply``/``patch -p1`` diff of one file (paths relative to the repository), in
+    the file's own encoding, so it applies byte for byte."""
+    encoding = _encoding(old)
+    lines = difflib.unified_diff(
+        _lines(old.decode(encoding, errors="surrogateescape")),
+        _lines(new.decode(encoding, errors="surrogateescape")),
+        f"a/{path}",
+        f"b/{path}",
+    )
+    text = "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+    return text.encode(encoding, errors="surrogateescape")
 
 
 def scan_content(

@@ -99,7 +99,7 @@ def _tiers(ranked: Sequence[RankedRepo]) -> str:
         "none": "with nothing to do",
     }
     return "".join(
-        f'<li><b>{counts[tier]}</b> {"repository" if counts[tier] == 1 else "repositories"} '
+        f"<li><b>{counts[tier]}</b> {'repository' if counts[tier] == 1 else 'repositories'} "
         f"{words[tier]}</li>"
         for tier in TIER_LABELS
     )

@@ -60,16 +60,16 @@ def _file_names(repos: list[str]) -> dict[str, str]:
 
 
 def _write_diffs(directory: Path, results: pa.Table) -> None:
-    """diffs.parquet (repo, path, diff) and diffs/<repo>.diff, one patch per repository
-    that ``git apply`` (or ``patch -p1``) applies from the repository's root."""
+    """diffs.parquet (repo, path, diff: bytes in the file's encoding) and diffs/<repo>.diff,
+    one patch per repository that ``git apply`` (or ``patch -p1``) applies from its root."""
     table = diffs_table(results)
     pq.write_table(table, directory / "diffs.parquet")
     (directory / "diffs").mkdir()
-    patches: dict[str, list[str]] = {}
+    patches: dict[str, list[bytes]] = {}
     for row in table.to_pylist():
         patches.setdefault(row["repo"], []).append(row["diff"])
     for repo, name in _file_names(sorted(patches)).items():
-        (directory / "diffs" / f"{name}.diff").write_text("".join(patches[repo]), "utf-8")
+        (directory / "diffs" / f"{name}.diff").write_bytes(b"".join(patches[repo]))
 
 
 def write_outputs(

@@ -135,7 +135,7 @@ assert all(r["diff"] is None for r in rows)
 print(sorted(m for m in sys.modules if m.split(".")[0] == "libcst"))
 row = scan_content("r", "c.py", (fleet / "orders-service/orders/consumer.py").read_bytes(),
                    diffs=True)
-assert row["diff"].startswith("--- a/c.py\\n+++ b/c.py\\n"), row
+assert row["diff"].startswith(b"--- a/c.py\\n+++ b/c.py\\n"), row
 print("libcst" in sys.modules)
 """
 
@@ -150,3 +150,19 @@ def test_the_dry_run_plans_without_libcst() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "True"]
+
+
+def test_diffs_apply_with_form_feeds_crlf_and_no_final_newline(tmp_path: Path) -> None:
+    from rebalance_scan.executor import unified_diff
+
+    old = b"# -*- coding: latin-1 -*-\nx = 1\n\x0cy = '\xe9'\r\nz = 3"
+    new = b"# -*- coding: latin-1 -*-\nx = 1\n\x0cy = '\xe8'\r\nz = 4"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_bytes(old)
+    patch = tmp_path / "m.diff"
+    patch.write_bytes(unified_diff("pkg/m.py", old, new))
+    git = shutil.which("git")
+    assert git is not None
+    done = subprocess.run([git, "apply", str(patch)], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pkg" / "m.py").read_bytes() == new
