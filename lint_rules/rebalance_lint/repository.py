@@ -19,7 +19,7 @@ import ast
 import gc
 from collections.abc import Iterable, Mapping
 
-from rebalance_lint.analysis.build import Prepared, prepare
+from rebalance_lint.analysis.build import Builder, Prepared, prepare
 from rebalance_lint.analysis.model import Callback, Registration
 from rebalance_lint.analysis.program import Program, Unit
 from rebalance_lint.analysis.registrations import resolve_function, resolve_listener
@@ -94,6 +94,8 @@ class _Repository:
             kafka.append(path)
         for path in kafka:
             self._link(self.prepared[path])
+        for path in kafka:
+            self.prepared[path].builder.attributes_set_on_other_files(self._builder_of)
         for prepared in list(self.prepared.values()):
             prepared.finish()
         registered: dict[int, list[Callback]] = {}  # site -> callbacks (of every file)
@@ -104,6 +106,10 @@ class _Repository:
         for path in kafka:
             self.reports[path] = self._report(path, registered)
         return {path: self.reports[path] for path in self.sources}
+
+    def _builder_of(self, unit: Unit) -> Builder | None:
+        prepared = self.prepared.get(unit.path)
+        return prepared.builder if prepared is not None and not prepared.finished else None
 
     def _link(self, prepared: Prepared) -> None:
         """Attach the sites whose listener or callbacks are defined in other files."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +64,7 @@ def prepare(tree: ast.Module, text: str, path: str = "") -> Prepared:
     hierarchy = Hierarchy(facts)
     unit = Unit(path, facts, consumers, hierarchy)
     registrations, pauses, subscribes = find_sites(facts, consumers, hierarchy)
-    builder = _Builder(unit)
+    builder = Builder(unit)
     for cls, _scope in facts.classes:
         info = hierarchy.info(cls)
         if info is not None:
@@ -79,7 +79,7 @@ class Prepared:
 
     text: str
     unit: Unit
-    builder: _Builder
+    builder: Builder
     registrations: list[Registration]
     pauses: list[MethodCall]
     subscribes: list[MethodCall]
@@ -124,7 +124,7 @@ class Prepared:
         )
 
 
-class _Builder:
+class Builder:
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         self.facts = unit.facts
@@ -136,6 +136,8 @@ class _Builder:
         self._self_sites: list[tuple[ListenerClass, Registration, ast.Name]] = []
         #: ``listener.attr = value`` after construction: class -> (attr, assignment target)
         self._set_after: dict[ast.ClassDef, list[tuple[str, ast.Attribute]]] = {}
+        #: the same on listener classes of other files: (their builder, listener, target)
+        self._remote_set_after: list[tuple[Builder, ListenerClass, ast.Attribute]] = []
 
     # -- listeners and registrations ------------------------------------------------
     def listener(self, cls: ast.ClassDef, info: BaseInfo) -> ListenerClass:
@@ -304,24 +306,54 @@ class _Builder:
 
     def _attributes_set_after_construction(self) -> None:
         """``listener.stream = stream`` on an instance of a listener class of this file."""
+        for target, value, scope in self._attribute_sets():
+            cls, _ = resolve_listener(target.value, scope, self.facts)
+            if cls is not None and cls in self.listeners:
+                self._set_after.setdefault(cls, []).append((target.attr, target))
+                self._note_attribute(cls, target.attr, value, scope, self.unit)
+
+    def attributes_set_on_other_files(self, builder_of: Callable[[Unit], Builder | None]) -> None:
+        """Repository mode: ``listener.stream = stream`` on a listener class another file
+        defines; its builder learns what the attribute holds, this file reports the site."""
+        for target, value, scope in self._attribute_sets():
+            cls, call = resolve_listener(target.value, scope, self.facts)
+            if cls is not None or call is None:
+                continue
+            found = self.unit.klass(scope, call.func)
+            other = (
+                builder_of(found[0]) if found is not None and found[0] is not self.unit else None
+            )
+            if other is None or found is None or found[1] not in other.listeners:
+                continue
+            other._note_attribute(found[1], target.attr, value, scope, self.unit)
+            self._remote_set_after.append((other, other.listeners[found[1]], target))
+
+    def _attribute_sets(self) -> Iterator[tuple[ast.Attribute, ast.expr, Scope]]:
         for target, value, scope in self.facts.bindings:
-            if not (
+            if (
                 isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
                 and target.value.id != scope.self_name
             ):
-                continue
-            cls, _ = resolve_listener(target.value, scope, self.facts)
-            if cls is None or cls not in self.listeners or isinstance(value, ast.Call):
-                continue
-            self._set_after.setdefault(cls, []).append((target.attr, target))
-            classes = self.hierarchy.ancestry(scope.cls) if scope.cls is not None else []
-            if self.consumers.client_of(value, scope, classes)[0]:
-                self.consumers.mark_attr(cls, target.attr)
-                continue
-            owner = self.unit.instance_class(value, scope)
-            if owner is not None:
-                self.unit.owners[(cls, target.attr)] = owner
+                yield target, value, scope
+
+    def _note_attribute(
+        self, cls: ast.ClassDef, attr: str, value: ast.expr, scope: Scope, where: Unit
+    ) -> None:
+        """What ``instance.attr = value`` (in ``where``) stores: a consumer, or an owner of one."""
+        classes = where.hierarchy.ancestry(scope.cls) if scope.cls is not None else []
+        if isinstance(value, ast.Call):  # listener.stream = Stream(consumer)
+            if where.consumers.annotation_client(value.func) is not None:
+                self.consumers.mark_attr(cls, attr)
+                return
+            owner = where.klass(scope, value.func)
+        elif where.consumers.client_of(value, scope, classes)[0]:
+            self.consumers.mark_attr(cls, attr)
+            return
+        else:
+            owner = where.instance_class(value, scope)
+        if owner is not None:
+            self.unit.owners[(cls, attr)] = owner
 
     def _follow_helpers(self) -> None:
         todo = list(self.callbacks.values())
@@ -456,6 +488,14 @@ class _Builder:
                             listener, "attribute", target, attr, path, f"line {target.lineno}"
                         )
                     )
+        for other, listener, target in self._remote_set_after:
+            callbacks = [cb for cb in other.callbacks.values() if cb.owner is listener]
+            path = _reached(callbacks, target.attr)
+            if listener.api == "legacy" and path:
+                where = f"line {target.lineno}"
+                out.append(
+                    IndirectInjection(listener, "attribute", target, target.attr, path, where)
+                )
         for listener in self.listeners.values():
             closure = _closure_consumer(listener, self.callbacks.values())
             if listener.api == "legacy" and closure is not None:
