@@ -229,6 +229,24 @@ def resolve_listener(
             ):
                 expr = value
                 break
+    elif (  # listener=self._listener, set in a method of the same class: self._listener = L(self)
+        isinstance(expr, ast.Attribute)
+        and isinstance(expr.value, ast.Name)
+        and expr.value.id == scope.self_name
+        and scope.cls is not None
+    ):
+        for target, value, where in reversed(facts.bindings):
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == expr.attr
+                and isinstance(target.value, ast.Name)
+                and target.value.id == where.self_name
+                and where.cls is scope.cls
+                and isinstance(value, ast.Call)
+            ):
+                expr = value
+                scope = where
+                break
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
         return scope.lookup_class(expr.func.id), expr
     if isinstance(expr, ast.Call):  # self.Listener(...): a class nested in the owner's class
