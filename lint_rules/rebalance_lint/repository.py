@@ -138,7 +138,11 @@ class _Repository:
         else:
             if resolve_function(expr, reg.scope, unit.facts, unit.hierarchy) is not None:
                 return unit
-            while isinstance(expr, ast.Call) and expr.args:  # functools.partial(f, ...)
+            while (
+                isinstance(expr, ast.Call)
+                and expr.args
+                and unit.facts.imports.resolve(expr.func) == "functools.partial"
+            ):
                 expr = expr.args[0]
             found = unit.function(reg.scope, expr)
         if found is None or found[0].path not in self.prepared:
