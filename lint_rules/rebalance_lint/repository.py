@@ -22,7 +22,11 @@ from collections.abc import Iterable, Mapping
 from rebalance_lint.analysis.build import Builder, Prepared, prepare
 from rebalance_lint.analysis.model import Callback, Registration
 from rebalance_lint.analysis.program import Program, Unit
-from rebalance_lint.analysis.registrations import resolve_function, resolve_listener
+from rebalance_lint.analysis.registrations import (
+    resolve_function,
+    resolve_listener,
+    unwrap_partial,
+)
 from rebalance_lint.engine import check_bytes, findings_for_analysis
 from rebalance_lint.noqa import without_suppressed
 from rebalance_lint.report import FileReport
@@ -138,13 +142,7 @@ class _Repository:
         else:
             if resolve_function(expr, reg.scope, unit.facts, unit.hierarchy) is not None:
                 return unit
-            while (
-                isinstance(expr, ast.Call)
-                and expr.args
-                and unit.facts.imports.resolve(expr.func) == "functools.partial"
-            ):
-                expr = expr.args[0]
-            found = unit.function(reg.scope, expr)
+            found = unit.function(reg.scope, unwrap_partial(expr, unit.facts.imports)[0])
         if found is None or found[0].path not in self.prepared:
             return None
         return found[0]

@@ -37,6 +37,7 @@ from rebalance_lint.analysis.registrations import (
     find_sites,
     resolve_function,
     resolve_listener,
+    unwrap_partial,
 )
 from rebalance_lint.analysis.walk import body_nodes
 
@@ -182,18 +183,11 @@ class Builder:
     ) -> FunctionTarget | None:
         if caller is None:
             return resolve_function(expr, reg.scope, self.facts, self.hierarchy)
-        registered, bound = expr, 0
-        while (
-            isinstance(expr, ast.Call)
-            and expr.args
-            and caller.facts.imports.resolve(expr.func) == "functools.partial"
-        ):
-            bound += len(expr.args) - 1
-            expr = expr.args[0]
-        found = caller.function(reg.scope, expr)
+        function, bound = unwrap_partial(expr, caller.facts.imports)
+        found = caller.function(reg.scope, function)
         if found is None or found[0] is not self.unit:
             return None
-        return FunctionTarget(found[1], bound, False, registered)
+        return FunctionTarget(found[1], bound, False, expr)
 
     def _register_listener(self, reg: Registration, expr: ast.expr, caller: Unit | None) -> bool:
         cls, instantiation = resolve_listener(expr, reg.scope, (caller or self.unit).facts)

@@ -19,6 +19,7 @@ from rebalance_lint.analysis.dataflow import (
     local_instance,
     parameter_arguments,
 )
+from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.listeners import Hierarchy
 from rebalance_lint.analysis.model import (
     ROLE_KINDS,
@@ -176,10 +177,8 @@ def resolve_function(
     Followed through data flow: a variable holding a lambda or a partial, and a parameter of
     the enclosing helper (what its callers in this file pass).
     """
-    registered, bound = expr, 0
-    while isinstance(expr, ast.Call) and expr.args and _is_partial(expr.func, facts):
-        bound += len(expr.args) - 1
-        expr = expr.args[0]
+    registered = expr
+    expr, bound = unwrap_partial(expr, facts.imports)
     if isinstance(expr, ast.Lambda):
         return FunctionTarget(expr, bound, False, registered)
     if isinstance(expr, ast.Name):
@@ -209,8 +208,17 @@ def resolve_function(
     return None
 
 
-def _is_partial(func: ast.expr, facts: Facts) -> bool:
-    return facts.imports.resolve(func) == "functools.partial"
+def unwrap_partial(expr: ast.expr, imports: ImportMap) -> tuple[ast.expr, int]:
+    """(the function, how many leading positionals it binds) for ``functools.partial(f, ...)``."""
+    bound = 0
+    while (
+        isinstance(expr, ast.Call)
+        and expr.args
+        and imports.resolve(expr.func) == "functools.partial"
+    ):
+        bound += len(expr.args) - 1
+        expr = expr.args[0]
+    return expr, bound
 
 
 def resolve_listener(
