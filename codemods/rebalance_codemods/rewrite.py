@@ -275,15 +275,14 @@ def _listener_params(
     params: cst.Parameters, self_param: cst.Param, protocol: str
 ) -> cst.Parameters:
     """``(consumer, partitions)`` after ``self_param`` -> ``(self, partitions, consumer:
-    protocol)``: the KIP-1306 order, the consumer now the view."""
+    protocol)``: the KIP-1306 order, the consumer now the view (unannotated if no protocol)."""
     consumer, partitions = params.params[-2:]
+    annotation = cst.Annotation(cst.Name(protocol)) if protocol else None
     return params.with_changes(
         params=[
             self_param.with_changes(comma=_COMMA),
             partitions.with_changes(comma=_COMMA),
-            consumer.with_changes(
-                annotation=cst.Annotation(cst.Name(protocol)), comma=cst.MaybeSentinel.DEFAULT
-            ),
+            consumer.with_changes(annotation=annotation, comma=cst.MaybeSentinel.DEFAULT),
         ]
     )
 
@@ -300,31 +299,23 @@ def _listener_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit
     return finder.find(edit.target, cst.FunctionDef), change
 
 
-def _delegate_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """After a method something else also calls: a listener method that calls it with the view."""
+def _keep_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """A method something else also calls, now a listener method: after it, the method under its
+    old name and signature again, calling the listener method (``listener_method`` ran first)."""
+    original = finder.find(edit.target, cst.FunctionDef)
 
     def change(node: cst.CSTNode) -> Replacement:
-        assert isinstance(node, cst.FunctionDef)
-        self_param, consumer, partitions = node.params.params[:3]
-        prefix, awaiting = ("async ", "await ") if edit.index == 1 else ("", "")
-        names = (self_param.name.value, consumer.name.value, partitions.name.value)
-        source = (
-            f"{prefix}def {edit.value}(self):\n"
-            f"    {awaiting}{names[0]}.{edit.extra}({names[1]}, {names[2]})\n"
-        )
-        method = cst.ensure_type(cst.parse_statement(source), cst.FunctionDef)
-        params = _listener_params(node.params, self_param, edit.annotation)
-        method = method.with_changes(
-            params=params.with_changes(
-                params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
-                        for p in params.params]
-            ),
-            returns=node.returns,
+        self_param, consumer, partitions = (p.name.value for p in original.params.params[:3])
+        awaiting = "await " if edit.index == 1 else ""
+        call = f"{awaiting}{self_param}.{edit.value}({partitions}, {consumer})"
+        wrapper = original.with_changes(
+            body=cst.IndentedBlock(body=[cst.parse_statement(call)]),
             leading_lines=[cst.EmptyLine(indent=False)],
-        )  # fmt: skip
-        return cst.FlattenSentinel([node, method])
+            decorators=(),
+        )
+        return cst.FlattenSentinel([node, wrapper])
 
-    return finder.find(edit.target, cst.FunctionDef), change
+    return original, change
 
 
 def _add_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
@@ -421,5 +412,5 @@ _EDITORS: dict[str, Editor] = {
     "drop_final": _drop_final,
     "add_base": _add_base,
     "listener_method": _listener_method,
-    "delegate_method": _delegate_method,
+    "keep_method": _keep_method,
 }

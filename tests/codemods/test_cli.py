@@ -67,7 +67,8 @@ def test_migrate_writes_what_migrate_source_computes_then_check_is_clean(
     tmp_path: Path, jobs: str
 ) -> None:
     files = _tree(tmp_path)
-    copies = 0 if jobs == "1" else FILES_PER_WORKER  # enough Kafka files for -j 2's workers
+    # enough Kafka files for -j 2's two workers (FILES_PER_WORKER each), and no more
+    copies = 0 if jobs == "1" else -(-2 * FILES_PER_WORKER // len(PROGRAMS))
     for copy in range(copies):
         for name in PROGRAMS:
             path = tmp_path / "fleet" / f"svc{copy}" / name

@@ -73,7 +73,7 @@ class TestConfluentOwner(CodemodTest):
         self.assertCodemod(before, after, expected_warnings=[])
 
     def test_method_also_called_elsewhere_is_kept_and_called_with_the_view(self) -> None:
-        """on_lost=self._on_revoke needs no method; _on_revoke is also called by close(), so it stays and on_partitions_revoked calls it."""
+        """on_lost=self._on_revoke needs no method; _on_revoke is also called by close(), so its body becomes on_partitions_revoked and _on_revoke stays, calling it."""
         before = """
             from confluent_kafka import Consumer
 
@@ -111,11 +111,11 @@ class TestConfluentOwner(CodemodTest):
                 def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
                     print("assigned", partitions)
 
-                def _on_revoke(self, consumer, partitions):
+                def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):
                     consumer.commit(asynchronous=False)
 
-                def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):
-                    self._on_revoke(consumer, partitions)
+                def _on_revoke(self, consumer, partitions):
+                    self.on_partitions_revoked(partitions, consumer)
 
                 def close(self):
                     self._on_revoke(self.consumer, self.consumer.assignment())

@@ -88,7 +88,7 @@ CASES = [
     ("decorated", kp(tail=REGISTER).replace("    def on_partitions_assigned", "    @trace\n    def on_partitions_assigned"), 5,
      "on_partitions_assigned is decorated; the codemod cannot know what the decorator expects"),
     ("wrong-arity", kp(tail=REGISTER).replace("on_partitions_assigned(self, assigned)", "on_partitions_assigned(self, assigned, extra)"), 5,
-     "on_partitions_assigned does not take exactly (self, partitions)"),
+     "on_partitions_assigned does not take exactly (self, partitions); fix its signature first (KRB109)"),
     ("star-args", kp(tail=REGISTER).replace("on_partitions_assigned(self, assigned)", "on_partitions_assigned(self, *assigned)"), 5,
      "on_partitions_assigned takes *args, keyword-only or **kwargs parameters"),
     ("defaults", kp(tail=REGISTER).replace("on_partitions_assigned(self, assigned)", "on_partitions_assigned(self, assigned=())"), 5,
@@ -96,10 +96,12 @@ CASES = [
     ("async-kafka-python", kp(tail=REGISTER).replace("    def on_partitions_assigned", "    async def on_partitions_assigned"), 5,
      "on_partitions_assigned is async, which kafka-python listeners cannot be"),
     ("called-directly", kp(tail=REGISTER + "listener = Listener(consumer)\nlistener.on_partitions_revoked(set())\n"), 5,
-     "on_partitions_revoked is called directly at line 18"),
+     "on_partitions_revoked is called directly at line 18, with one argument; call a helper method there instead first"),
     ("subclassed", kp(tail=REGISTER + "class Sub(Listener):\n    pass\n"), 5,
      "Listener is used at line 17 in a way the codemod cannot follow"),
     ("no-instance", kp(), 5, "no instance is created in this file"),
+    ("returns-a-value", kp("return self.consumer.commit()", REGISTER), 5,
+     "on_partitions_revoked returns a value (line 10), which the client ignores and a RebalanceListener method may not; drop the return value first"),
     ("not-registered", kp(tail="consumer = KafkaConsumer()\nlistener = make(Listener(consumer))\n"), 5,
      "the instance created at line 15 is not registered"),
     ("instance-escapes", kp(tail="consumer = KafkaConsumer()\nlistener = Listener(consumer)\nconsumer.subscribe(['a'], listener=listener)\nkeep(listener)\n"), 5,
@@ -155,7 +157,7 @@ CASES = [
             consumer.assign(partitions[:1])
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 8, "consumer.assign() does not assign exactly the callback's partitions (line 6)"),
+        """), 8, "consumer.assign() does not assign exactly the callback's partitions (line 6); migrate it by hand"),
     ("cf-assign-not-last", cf("""
         def on_assign(consumer, partitions):
             consumer.assign(partitions)
@@ -246,6 +248,12 @@ CASES = [
             c = Consumer({})
             await loop.run_in_executor(pool, c.subscribe, ["a"], None, on_revoke)
         """), 9, "the callbacks reach subscribe() through data flow"),
+    ("cf-returns-a-value", cf("""
+        def on_revoke(consumer, partitions):
+            return consumer.commit(asynchronous=False)
+        c = Consumer({})
+        c.subscribe(["a"], on_revoke=on_revoke)
+        """), 8, "on_revoke returns a value (line 6), which confluent ignores and a RebalanceListener method may not; drop the return value first"),
     ("cf-two-roles", cf("""
         def rebalanced(consumer, partitions):
             pass

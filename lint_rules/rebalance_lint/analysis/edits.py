@@ -45,7 +45,7 @@ Action = Literal[
     "seek_loop",  # at a statement [await] c.assign(p): for ``extra`` in ``value``: c.seek(..)
     "add_base",  # at a class: the name ``value`` appended to its bases
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
-    "delegate_method",  # after method ``extra``: ``value``(self, p, c) calling it (index 1: async)
+    "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
     "drop_final",  # at the block holding statement ``target``: that statement goes
 ]
 

@@ -37,7 +37,7 @@ def plan_migration(analysis: Analysis, only: str | None = None) -> MigrationPlan
     if tree is None or not packages:
         return MigrationPlan()
     facts = file_facts(tree, analysis.text, analysis.imports)
-    plan = plan_listeners(facts, only)
+    plan = plan_listeners(facts, analysis, only)
     if only in (None, "confluent_kafka"):
         plan.merge(plan_confluent(facts, analysis))
     return plan

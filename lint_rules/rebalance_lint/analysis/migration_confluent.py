@@ -15,7 +15,7 @@ the guard module's own ``subscribe(consumer, topics, listener)``:
   name-mangled ``self.__on_assign``): the owner itself becomes the listener (the listener base
   is appended to its bases, the methods are renamed to ``on_partitions_*`` with the view as
   their consumer parameter, ``subscribe(consumer, topics, self)``); a method something else in
-  the file also calls is kept as it is and the listener method calls it with the view.
+  the file also calls keeps its name and signature, as a wrapper calling the listener method.
 
 The callback's consumer parameter becomes the view. In ``on_partitions_assigned`` a final
 ``consumer.assign(partitions)`` becomes a seek per partition (the adapter assigns with the
@@ -47,6 +47,8 @@ from rebalance_lint.analysis.migration_facts import (
     is_none,
     methods_of,
     names_in,
+    returned_value,
+    self_class,
     statement_layout,
 )
 from rebalance_lint.analysis.model import Analysis
@@ -117,13 +119,19 @@ def _plan_site(
 ) -> str | None:
     assert isinstance(call.func, ast.Attribute)
     if not is_dotted(call.func.value):
-        return "the consumer is not a plain name, so the codemod cannot pass it along"
+        return (
+            "the consumer is not a plain name, so the codemod cannot pass it along; "
+            "assign it to a variable first"
+        )
     if has_star_args(call):
-        return "subscribe() takes *args or **kwargs; the callbacks cannot be located safely"
+        return (
+            "subscribe() takes *args or **kwargs; the callbacks cannot be located safely; "
+            "pass them by keyword first"
+        )
     topics = find_arg(call, "topics", 0)
     used = {id(v) for v in values if v is not None} | {id(topics)}
     if topics is None or len(used) != argument_count(call):
-        return "subscribe() has arguments the codemod does not know"
+        return "subscribe() has arguments the codemod does not know; migrate it by hand"
     if client.async_callbacks and len(call.args) > 1:
         return (
             "callbacks passed positionally to AIOConsumer.subscribe() are never awaited "
@@ -158,11 +166,11 @@ def _plan_site(
         if refs is None or len(refs) != len(here):
             return (
                 f"{function.name} is used elsewhere too; moving it into a listener class"
-                " would break those uses"
+                " would break those uses; make them call a helper both use first"
             )
     block = _block_of(callbacks[0].function, facts)
     if any(_block_of(cb.function, facts) != block for cb in callbacks):
-        return "the callbacks are defined in different blocks"
+        return "the callbacks are defined in different blocks; define them together first"
     for callback in callbacks:
         reason = _plan_callback(callback, client, facts, plan)
         if reason is not None:
@@ -224,7 +232,7 @@ def _collect_owner_site(
             )
         cls, self_name, name = found
         if owner is not None and cls is not owner:
-            return "the callbacks are methods of different classes"
+            return "the callbacks are methods of different classes; migrate it by hand"
         owner = cls
         if keyword == "on_lost" and roles.get("on_revoke") == name:
             continue  # on_lost=self._on_revoke: on_partitions_lost's default
@@ -243,26 +251,12 @@ def _collect_owner_site(
 
 def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str, str] | None:
     """(owner class, its self name, method name) for ``self.<method>`` in one of its methods."""
-    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+    if not isinstance(value, ast.Attribute):
         return None
-    param = facts.bindings.binding(value.value)
-    method = next(
-        (
-            node
-            for node in facts.bindings.ancestors(value)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.args.args[:1] == [param]
-        ),
-        None,
-    )
-    owner = facts.parent(method) if method is not None else None
-    if not (
-        method is not None
-        and isinstance(owner, ast.ClassDef)
-        and method in owner.body
-        and not method.decorator_list
-    ):
+    owner = self_class(value.value, facts)
+    if owner is None:
         return None
+    assert isinstance(value.value, ast.Name)
     return owner, value.value.id, value.attr
 
 
@@ -355,20 +349,11 @@ def _plan_owner_group(
     for callback in callbacks:
         function = callback.function
         method = CONFLUENT_CALLBACKS[callback.keyword]
+        plan.edit(Edit("listener_method", span(function), value=method, annotation=protocol))
+        _drop_annotation_import(function.args.args[1], plan)
         if function.name in delegated:
-            plan.edit(
-                Edit(
-                    "delegate_method",
-                    span(function),
-                    value=method,
-                    extra=function.name,
-                    annotation=protocol,
-                    index=1 if isinstance(function, ast.AsyncFunctionDef) else 0,
-                )
-            )
-        else:
-            plan.edit(Edit("listener_method", span(function), value=method, annotation=protocol))
-            _drop_annotation_import(function.args.args[1], plan)
+            async_ = isinstance(function, ast.AsyncFunctionDef)
+            plan.edit(Edit("keep_method", span(function), value=method, index=1 if async_ else 0))
     for call, self_name in group.calls:
         plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=self_name))
         plan.sites += 1
@@ -463,7 +448,10 @@ def _check_callback(
     label = fn.name
     args = fn.args
     if fn.decorator_list:
-        return f"{label} is decorated; the codemod cannot know what the decorator expects"
+        return (
+            f"{label} is decorated; the codemod cannot know what the decorator expects; "
+            "migrate by hand"
+        )
     is_async = isinstance(fn, ast.AsyncFunctionDef)
     if client.async_callbacks and not is_async:
         return (
@@ -486,12 +474,18 @@ def _check_callback(
         or args.defaults
     ):
         shape = "(self, consumer, partitions)" if callback.method else "(consumer, partitions)"
-        return f"{label} does not take exactly {shape}"
+        return f"{label} does not take exactly {shape}; fix its signature first (KRB109)"
+    returned = returned_value(fn)
+    if returned is not None:
+        return (
+            f"{label} returns a value (line {returned.lineno}), which confluent ignores and "
+            "a RebalanceListener method may not; drop the return value first"
+        )
     consumer, partitions = args.args[offset:]
     refs = facts.bindings.references(consumer, consumer.arg)
     part_refs = facts.bindings.references(partitions, partitions.arg)
     if refs is None or part_refs is None:
-        return f"{label} rebinds its consumer or partitions parameter"
+        return f"{label} rebinds its consumer or partitions parameter; use a new name first"
     for ref in refs:
         method = facts.parent(ref)
         call = facts.parent(method) if method is not None else None
@@ -502,7 +496,10 @@ def _check_callback(
             and isinstance(call, ast.Call)
             and call.func is method
         ):
-            return f"{label} uses the consumer other than to call a method (line {line})"
+            return (
+                f"{label} uses the consumer other than to call a method (line {line}); "
+                "migrate it by hand"
+            )
         name = method.attr
         if client.async_callbacks and isinstance(facts.parent(call), ast.Expr):
             return (
@@ -517,14 +514,17 @@ def _check_callback(
                 "the view's; move that call out of it first"
             )
             if reason is not None:
-                return f"{reason} (line {line})"
+                return f"{reason} (line {line}); migrate it by hand"
         elif name not in client.view_methods:
             return (
                 f"{label} calls consumer.{name}() (line {line}), which the rebalance view "
                 "does not offer (KIP-1306); move that call out of the callback first"
             )
         elif name == "commit" and (call.args or any(kw.arg is None for kw in call.keywords)):
-            return f"{label} passes commit() positional arguments (line {line})"
+            return (
+                f"{label} passes commit() positional arguments (line {line}); "
+                "pass them by keyword first"
+            )
     return None
 
 

@@ -297,3 +297,42 @@ def methods_of(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFuncti
         for stmt in cls.body
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
     }
+
+
+def returned_value(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Return | None:
+    """A ``return <value>`` of ``fn`` itself (not of a nested function), if any: listener
+    methods return nothing (or, where the client awaits them, an awaitable of nothing)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None and not is_none(node.value):
+            return node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
+    """The class whose instance ``expr`` is when it is the ``self`` (first parameter, not
+    decorated away) of one of that class's own methods, possibly used from a nested function."""
+    if not isinstance(expr, ast.Name):
+        return None
+    param = facts.bindings.binding(expr)
+    method = next(
+        (
+            node
+            for node in facts.bindings.ancestors(expr)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.args.args[:1] == [param]
+        ),
+        None,
+    )
+    owner = facts.parent(method) if method is not None else None
+    if (
+        method is not None
+        and isinstance(owner, ast.ClassDef)
+        and method in owner.body
+        and not method.decorator_list
+    ):
+        return owner
+    return None

@@ -25,7 +25,7 @@ from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 from rebalance_guard._client_facts import CLIENTS, CONSUMER_METHODS, ClientFacts
 
 from rebalance_lint.analysis.clients import client_listener_base
-from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
@@ -38,11 +38,13 @@ from rebalance_lint.analysis.migration_facts import (
     is_pure,
     methods_of,
     ordered_args,
+    returned_value,
     self_attr,
     source_order,
     statement_layout,
     view_name,
 )
+from rebalance_lint.analysis.model import Analysis
 
 #: The clients whose listeners are objects (kafka-python, aiokafka), not confluent's callbacks.
 LISTENER_CLIENTS = tuple(c for c in CLIENTS.values() if c.registration == "listener")
@@ -67,10 +69,15 @@ class _State:
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
+    #: the rules' model: the client of each listener registration it knows (span of the call)
+    model_clients: dict[Span, ClientFacts] = field(default_factory=dict)
 
 
-def plan_listeners(facts: FileFacts, only: str | None = None) -> MigrationPlan:
-    """Everything KRB201-KRB203 find for kafka-python and aiokafka (or ``only`` one of them)."""
+def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None) -> MigrationPlan:
+    """Everything KRB201-KRB203 find for kafka-python and aiokafka (or ``only`` one of them).
+
+    Which client a ``subscribe(listener=...)`` belongs to comes from the rules' model when it
+    knows (the consumer created in ``__init__``, by a factory of the file, or annotated)."""
     plan = MigrationPlan()
     index = facts.index
     clients = [
@@ -79,6 +86,9 @@ def plan_listeners(facts: FileFacts, only: str | None = None) -> MigrationPlan:
     if not clients:
         return plan
     state = _State(facts, clients)
+    for registration in analysis.registrations:
+        if "listener" in registration.roles and registration.client in CLIENTS:
+            state.model_clients[span(registration.call)] = CLIENTS[registration.client]
     classes = {cls: _listener_client(cls, facts, clients) for cls in index.classes}
     legacy = {cls: kind for cls, kind in classes.items() if kind and kind[1] != "guard"}
     family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]] = {}
@@ -175,10 +185,16 @@ def _plan_subscribe(
             f"listener class {cls.name} derives from no client listener base; migrate it by hand",
         )
         return
-    elif (resolved := _client_by_imports(call, creation, state)) is not None:
+    elif (resolved := _client_of(call, creation, state)) is not None:
         client = resolved  # a listener from elsewhere: the runtime takes legacy ones too
     else:
-        plan.refuse(call.lineno, "cannot tell which Kafka client this subscribe() belongs to")
+        plan.refuse(
+            call.lineno,
+            (
+                "cannot tell which Kafka client this subscribe() belongs to; create the "
+                "consumer (KafkaConsumer or AIOKafkaConsumer) in this file or annotate it first"
+            ),
+        )
         return
     reason = _why_not_splittable(call, value, creation, cls, facts)
     if reason is not None:
@@ -205,11 +221,21 @@ def _plan_subscribe(
         plan.merge(site)
 
 
+def _client_of(call: ast.Call, creation: ast.Call | None, state: _State) -> ClientFacts | None:
+    """The client of a registration whose listener class is not in this file: the model's, or
+    else the imports'."""
+    known = state.model_clients.get(span(call))
+    if known is not None and known in state.clients:
+        return known
+    return _client_by_imports(call, creation, state)
+
+
 def _client_by_imports(
     call: ast.Call, creation: ast.Call | None, state: _State
 ) -> ClientFacts | None:
     """The client, from the imports: the only one imported, the listener's base class, or the
-    class the consumer was created from (``c = aiokafka.AIOKafkaConsumer(...)``)."""
+    class the consumer was created from (``c = aiokafka.AIOKafkaConsumer(...)``, also through
+    a factory function of this file)."""
     if len(state.clients) == 1:
         return state.clients[0]
     by_lint_name = {client.key: client for client in state.clients}
@@ -223,9 +249,27 @@ def _client_by_imports(
     receiver = call.func.value
     made = _creation_of(receiver, state) if isinstance(receiver, ast.Name) else None
     if made is not None:
-        names = state.facts.qualnames(made.func)
+        names = state.facts.qualnames(made.func) or _factory_returns(made, state)
     matches = {c for c in state.clients for n in names if n.startswith(f"{c.package}.")}
     return matches.pop() if len(matches) == 1 else None
+
+
+def _factory_returns(made: ast.Call, state: _State) -> set[str]:
+    """What a factory function of this file returns (``c = make_consumer()``): the classes its
+    ``return Cls(...)`` statements create, or its return annotation's."""
+    facts = state.facts
+    factory = facts.bindings.binding(made.func) if isinstance(made.func, ast.Name) else None
+    if not isinstance(factory, ast.FunctionDef | ast.AsyncFunctionDef):
+        return set()
+    if factory.returns is not None:
+        return facts.qualnames(factory.returns)
+    names: set[str] = set()
+    for node in ast.walk(factory):
+        if isinstance(node, ast.Return) and node.value is not None:
+            if not isinstance(node.value, ast.Call):
+                return set()  # returns something the planner cannot follow
+            names |= facts.qualnames(node.value.func)
+    return names
 
 
 def _why_not_splittable(
@@ -240,12 +284,17 @@ def _why_not_splittable(
     if layout in ("value", "suite"):
         return "subscribe(listener=...) is used as a value; split it by hand"
     if layout == "shared":
-        return "subscribe(listener=...) shares its line with other statements"
+        return "subscribe(listener=...) shares its line with other statements; give it a line first"
     assert isinstance(call.func, ast.Attribute)
     if not is_dotted(call.func.value):
-        return "the consumer is not a plain name, so it cannot be named twice"
+        return (
+            "the consumer is not a plain name, so it cannot be named twice; assign it to one first"
+        )
     if has_star_args(call):
-        return "subscribe() takes *args or **kwargs; the listener cannot be located safely"
+        return (
+            "subscribe() takes *args or **kwargs; the listener cannot be located safely; "
+            "pass listener= first"
+        )
     others = [arg for arg in ordered_args(call) if arg is not listener]
     creation_pure = (
         creation is listener
@@ -254,7 +303,10 @@ def _why_not_splittable(
         and all(is_pure(a) for a in ordered_args(creation))
     )
     if not (all(is_pure(v) for v in others) or is_pure(listener) or creation_pure):
-        return "registering the listener first would change the order its arguments are evaluated"
+        return (
+            "registering the listener first would change the order its arguments are "
+            "evaluated; compute them into variables first"
+        )
     return None
 
 
@@ -307,20 +359,26 @@ def _plan_class(
     """Stage the migration of one legacy listener class in ``plan``; return why not, if not."""
     facts = state.facts
     if len(cls.bases) != 1 or cls.keywords:
-        return "other base classes or a metaclass; the codemod cannot rebase it safely"
+        return (
+            "other base classes or a metaclass; the codemod cannot rebase it safely; "
+            "split it by hand"
+        )
     if cls in state.pinned:
-        return f"its subscribe() at line {state.pinned[cls]} cannot be migrated"
+        return f"its subscribe() at line {state.pinned[cls]} cannot be migrated; fix that one first"
     methods = methods_of(cls)
     callbacks = {n: f for n, f in methods.items() if n in CALLBACKS}
     if not callbacks:
-        return "defines no on_partitions_* callback"
+        return "defines no on_partitions_* callback; register it by hand or drop it"
     for fn in callbacks.values():
         reason = _callback_shape(fn, client)
         if reason is not None:
             return reason
     for attr in CALLBACKS:
         for node in facts.index.attributes.get(attr, []):
-            return f"{attr} is called directly at line {node.lineno}, with one argument"
+            return (
+                f"{attr} is called directly at line {node.lineno}, with one argument; "
+                "call a helper method there instead first"
+            )
     creations, reason = _creations(cls, facts)
     if reason is not None:
         return reason
@@ -339,7 +397,10 @@ def _plan_class(
     for fn in callbacks.values():
         view = view_name(fn)
         if view is None:
-            return f"{fn.name} already uses every name the codemod would give the view"
+            return (
+                f"{fn.name} already uses every name the codemod would give the view; "
+                "rename one first"
+            )
         views[fn] = view
     reason = _plan_injection(cls, client, methods, creations, views, state, plan)
     if reason is not None:
@@ -361,15 +422,29 @@ def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
     args = fn.args
     label = fn.name
     if fn.decorator_list:
-        return f"{label} is decorated; the codemod cannot know what the decorator expects"
+        return (
+            f"{label} is decorated; the codemod cannot know what the decorator expects; "
+            "migrate by hand"
+        )
     if isinstance(fn, ast.AsyncFunctionDef) and not client.async_callbacks:
-        return f"{label} is async, which {client.name} listeners cannot be"
+        return (
+            f"{label} is async, which {client.name} listeners cannot be; make it a plain def first"
+        )
     if args.vararg or args.kwonlyargs or args.kwarg:
-        return f"{label} takes *args, keyword-only or **kwargs parameters"
+        return (
+            f"{label} takes *args, keyword-only or **kwargs parameters; "
+            "take (self, partitions) first"
+        )
     if args.posonlyargs or len(args.args) != 2:
-        return f"{label} does not take exactly (self, partitions)"
+        return f"{label} does not take exactly (self, partitions); fix its signature first (KRB109)"
     if args.defaults:
-        return f"{label} has parameter defaults"
+        return f"{label} has parameter defaults; remove them first"
+    returned = returned_value(fn)
+    if returned is not None:
+        return (
+            f"{label} returns a value (line {returned.lineno}), which the client ignores and "
+            "a RebalanceListener method may not; drop the return value first"
+        )
     return None
 
 
@@ -424,7 +499,10 @@ def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
             continue
         if ref in state.registered_values:
             continue
-        return f"the listener {target.id} is used at line {ref.lineno} beyond its registration"
+        return (
+            f"the listener {target.id} is used at line {ref.lineno} beyond its registration; "
+            "migrate it by hand"
+        )
     return None
 
 
@@ -466,7 +544,8 @@ def _plan_injection(
             elif method_name in CONSUMER_METHODS and _from_param(init, stored, facts):
                 return (
                     f"{fn.name} calls self.{stored}.{method_name}() on a consumer the "
-                    f"codemod cannot prove is the registering one"
+                    "codemod cannot prove is the registering one; "
+                    "use the callback's consumer by hand"
                 )
     for node, view in callback_uses:
         plan.edit(Edit("replace_with_name", span(node), value=view))
@@ -511,7 +590,7 @@ def _injected_param(
         if any(matches):
             return (
                 f"its constructor gets the registering consumer at some instantiations but "
-                f"not at others ({param.arg})"
+                f"not at others ({param.arg}); pass the same consumer everywhere first"
             )
     return None
 
@@ -551,11 +630,17 @@ def _view_use(
     """Why ``self.<consumer>`` in a callback cannot become the view (None when it can)."""
     line = node.lineno
     if method is None:
-        return f"a callback uses the injected consumer other than to call a method (line {line})"
+        return (
+            f"a callback uses the injected consumer other than to call a method (line {line}); "
+            "migrate it by hand"
+        )
     outer = facts.parent(node)
     call = facts.parent(outer) if outer is not None else None
     if not (isinstance(call, ast.Call) and call.func is outer):
-        return f"a callback uses consumer.{method} without calling it (line {line})"
+        return (
+            f"a callback uses consumer.{method} without calling it (line {line}); "
+            "migrate it by hand"
+        )
     if method not in client.view_methods:
         return (
             f"a callback calls consumer.{method}() (line {line}), which the rebalance view "
