@@ -164,7 +164,7 @@ def _two_members_across_a_rebalance(
     first = _records(a.out)
     processed = {p: max(o for q, o, _ in first if q == p) + 1 for p in range(PARTITIONS)}
     assert _committed(broker.bootstrap, group, topic) == processed
-    if "committed" in program.read_text():  # the program logs its commits: each one once
+    if '"committed"' in program.read_text():  # the program logs its commits: each one once
         assert sorted(a.commits()) == sorted(processed.items()), (
             "every revoked partition's progress is committed exactly once, by the revocation"
         )
