@@ -52,14 +52,21 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   before it unassigns (eager and cooperative), so they are in ``assignment()``,
   ``position()`` works and a bare ``await consumer.commit()`` commits their consumed offsets.
 
-* Exceptions from a callback reach the caller of ``poll()``/``consume()`` (or ``close()``):
-  confluent's wrapper re-raises them in the executor thread, inside librdkafka's callback,
-  and confluent's binding raises them from the blocked call. The adapter has assigned or
-  unassigned first, so the rebalance completes and later callbacks run.
+* Exceptions from a callback reach the caller of ``poll()`` (or ``close()``) as confluent
+  does it: its wrapper re-raises them in the executor thread, inside librdkafka's callback,
+  and the binding raises them from the blocked call. Not so for ``consume()``: confluent-kafka
+  2.16 then drops the messages that ``consume()`` batch had already fetched (their offsets
+  count as consumed) and the consumer's ``close()`` afterwards hangs forever in
+  ``rd_kafka_destroy()`` (both reproduced with plain ``AIOConsumer`` callbacks, no
+  rebalance_guard). So an exception raised during ``consume()`` is kept, the batch is
+  delivered, and the next ``poll()``, ``consume()`` or ``close()`` on the consumer raises it
+  (the registration shadows those three on the consumer object, as it shadows
+  ``subscribe``). Either way the adapter has assigned or unassigned first, so the rebalance
+  completes and later callbacks run.
 
 * A forgotten ``await``: a view method called without ``await`` returns a coroutine that
   never runs. When the callback ends the view closes such coroutines and raises
-  :class:`NotAwaitedError`, which reaches the poll caller like any callback exception.
+  :class:`NotAwaitedError`, which reaches the caller like any callback exception.
 
 * ``on_partitions_lost`` (confluent's ``on_lost``) defaults to ``on_partitions_revoked``.
 
@@ -270,12 +277,14 @@ async def _settle(result: object) -> None:
 class _Adapter:
     """The ``async def`` callbacks AIOConsumer gets; they run the registered listener."""
 
-    __slots__ = ("_handlers", "_protocol")
+    __slots__ = ("_batch", "_handlers", "_pending", "_protocol")
 
     def __init__(self, listener: RebalanceListener, cooperative: bool = False) -> None:
         # AIOConsumer keeps no configuration: eager (librdkafka's default) until it says otherwise
         self._protocol = ProtocolGuess(cooperative)
         self._handlers: dict[str, tuple[Handler, str]] = {}
+        self._batch = False  # a consume() is running: its callbacks' errors wait (see _deferred)
+        self._pending: Exception | None = None
         self.set_listener(listener)
 
     def set_listener(self, listener: RebalanceListener) -> None:
@@ -285,7 +294,36 @@ class _Adapter:
         """The keyword arguments for ``AIOConsumer.subscribe()``."""
         return {"on_assign": self.on_assign, "on_revoke": self.on_revoke, "on_lost": self.on_lost}
 
+    async def _deferred(self, callback: Awaitable[None]) -> None:
+        """Run a callback; during ``consume()`` keep its exception for the next call.
+
+        confluent-kafka drops the messages a ``consume()`` batch already fetched when a
+        callback raises through it, and its ``close()`` then hangs (module docstring).
+        """
+        try:
+            await callback
+        except Exception as exc:
+            if not self._batch:
+                raise
+            if self._pending is None:
+                self._pending = exc
+
+    def raise_pending(self) -> None:
+        """Raise (once) the exception a callback raised during the last ``consume()``."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            raise pending
+
     async def on_assign(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        await self._deferred(self._assign(consumer, partitions))
+
+    async def on_revoke(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        await self._deferred(self._revoke(consumer, partitions, "on_partitions_revoked"))
+
+    async def on_lost(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+        await self._deferred(self._revoke(consumer, partitions, "on_partitions_lost"))
+
+    async def _assign(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
         handler, label = self._handlers["on_partitions_assigned"]
         view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
@@ -295,12 +333,6 @@ class _Adapter:
             await self._change(consumer, view._assignment_with_offsets(partitions), add=True)
             if view._paused:
                 await consumer.pause(view._staged_pauses())
-
-    async def on_revoke(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
-        await self._revoke(consumer, partitions, "on_partitions_revoked")
-
-    async def on_lost(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
-        await self._revoke(consumer, partitions, "on_partitions_lost")
 
     async def _revoke(
         self, consumer: AIOConsumer, partitions: list[TopicPartition], event: str
@@ -362,9 +394,14 @@ def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | 
         return
     if adapter is None:
         adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener)
+        consumer.__dict__.update(_polling_with(consumer, adapter))
     else:
         adapter.set_listener(listener)
     consumer.__dict__["subscribe"] = _subscribe_with(consumer, adapter)
+
+
+#: What a registration shadows on the consumer object (removed with the adapter).
+_SHADOWED = (_ATTRIBUTE, "subscribe", "poll", "consume", "close")
 
 
 def _subscribe_with(consumer: AIOConsumer, adapter: _Adapter) -> Callable[..., Awaitable[None]]:
@@ -373,14 +410,39 @@ def _subscribe_with(consumer: AIOConsumer, adapter: _Adapter) -> Callable[..., A
 
     async def subscribe(topics: list[str], *args: Any, **kwargs: Any) -> None:
         if args or {"on_assign", "on_revoke", "on_lost"} & kwargs.keys():
-            consumer.__dict__.pop("subscribe", None)  # explicit callbacks replace the listener
-            consumer.__dict__.pop(_ATTRIBUTE, None)
+            for name in _SHADOWED:  # explicit callbacks replace the listener and its adapter
+                consumer.__dict__.pop(name, None)
             await original(consumer, topics, *args, **kwargs)
             return
         await original(consumer, topics, **kwargs, **adapter.callbacks())
 
     subscribe.__doc__ = original.__doc__
     return subscribe
+
+
+def _polling_with(consumer: AIOConsumer, adapter: _Adapter) -> dict[str, Callable[..., Any]]:
+    """``poll``, ``consume`` and ``close`` that raise a callback error kept during ``consume()``
+    (from the next of these calls, after its batch was delivered)."""
+    cls = type(consumer)
+
+    async def poll(*args: Any, **kwargs: Any) -> Any:
+        adapter.raise_pending()
+        return await cls.poll(consumer, *args, **kwargs)
+
+    async def consume(*args: Any, **kwargs: Any) -> Any:
+        adapter.raise_pending()
+        adapter._batch = True
+        try:
+            return await cls.consume(consumer, *args, **kwargs)
+        finally:
+            adapter._batch = False
+
+    async def close(*args: Any, **kwargs: Any) -> Any:
+        result = await cls.close(consumer, *args, **kwargs)
+        adapter.raise_pending()
+        return result
+
+    return {"poll": poll, "consume": consume, "close": close}
 
 
 async def subscribe(consumer: AIOConsumer, topics: list[str], listener: RebalanceListener) -> None:

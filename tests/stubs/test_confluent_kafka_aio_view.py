@@ -164,6 +164,31 @@ def test_exception_in_assigned_still_assigns_with_the_seeks() -> None:
     run(test)
 
 
+def test_an_error_during_consume_is_raised_by_the_next_call() -> None:
+    """confluent drops a consume() batch a callback raised through (and close() hangs)."""
+
+    class Failing(RebalanceListener):
+        async def on_partitions_assigned(
+            self, partitions: list[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            raise ValueError("boom")
+
+    async def test(consumer: AIOConsumer) -> None:
+        set_rebalance_listener(consumer, Failing())
+        callbacks = adapter(consumer)
+        callbacks._batch = True  # as during consume()
+        await callbacks.on_assign(consumer, [TP0])  # kept, the batch goes on
+        callbacks._batch = False
+        assert len(await consumer.assignment()) == 1
+        with pytest.raises(ValueError, match="boom"):
+            await consumer.poll(0)
+        assert await consumer.consume(1, 0) == []  # raised once
+        with pytest.raises(ValueError, match="boom"):  # outside consume(): at once, as before
+            await callbacks.on_assign(consumer, [TP0])
+
+    run(test)
+
+
 def test_legacy_and_def_methods_returning_coroutines() -> None:
     calls: list[tuple[str, list[int]]] = []
 
@@ -232,8 +257,8 @@ def test_registration_shadows_subscribe_until_removed_or_replaced() -> None:
             pass
 
         await consumer.subscribe(["topic"], on_assign=on_assign)  # explicit callbacks win
-        assert "subscribe" not in consumer.__dict__
-        assert "_rebalance_guard_adapter" not in consumer.__dict__
+        for name in ("_rebalance_guard_adapter", "subscribe", "poll", "consume", "close"):
+            assert name not in consumer.__dict__
 
     run(test)
 
