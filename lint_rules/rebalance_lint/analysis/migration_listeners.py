@@ -388,7 +388,7 @@ def _plan_class(
         if creation not in state.registrations:
             return (
                 f"the instance created at line {creation.lineno} is not registered with "
-                f"subscribe(listener=...) in this file"
+                "subscribe(listener=...) in this file; register it where it is created first"
             )
         reason = _instance_escapes(creation, state)
         if reason is not None:
