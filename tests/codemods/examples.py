@@ -14,6 +14,7 @@ PROGRAMS = (
     "aiokafka_consumer.py",
     "confluent_consumer.py",
     "confluent_aio_consumer.py",
+    "confluent_class_consumer.py",
 )
 
 
