@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from rebalance_guard._client_facts import CLIENTS, CONFLUENT, ClientFacts
 from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
 
-from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
@@ -84,9 +84,13 @@ def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
     taken = set(facts.index.names)
     subscribes = {span(c): c for c in facts.index.method_calls.get("subscribe", [])}
     owners: dict[ast.ClassDef, list[_OwnerSites]] = {}
+    seen: set[Span] = set()  # one plan per call, however many ways the model reached it
     for registration in analysis.registrations:
         if registration.guard or registration.client not in ("confluent", "confluent_aio"):
             continue
+        if span(registration.call) in seen:
+            continue
+        seen.add(span(registration.call))
         client = CLIENTS[registration.client]
         call = subscribes.get(span(registration.call))
         if call is None:
