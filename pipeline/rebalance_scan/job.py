@@ -48,7 +48,7 @@ def _files_results(
     spark: SparkSession, files: Sequence[FileRef], options: ScanOptions, progress: Any
 ) -> DataFrame:
     parallelism = spark.sparkContext.defaultParallelism
-    buckets = balance(files, partition_count(len(files), parallelism))
+    buckets = balance(files, partition_count(len(files), parallelism, options.diffs))
     shipped = spark.sparkContext.broadcast(
         [[(f.repo, f.path, f.root) for f in bucket] for bucket in buckets]
     )

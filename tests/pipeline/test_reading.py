@@ -118,6 +118,10 @@ def test_partitions_are_balanced_by_size() -> None:
     assert sorted(f.path for b in buckets for f in b) == sorted(f.path for f in files)
     assert partition_count(0, 2) == 1 and partition_count(3, 2) == 3
     assert partition_count(100_000, 2) == 500
+    # without LibCST rewrites (no --diffs) fewer, larger tasks: each task has a fixed cost
+    assert partition_count(100_000, 2, rewrites=False) == 100
+    assert partition_count(3_599, 2, rewrites=False) == 8
+    assert partition_count(3, 2, rewrites=False) == 3
 
 
 def test_failed_write_leaves_the_previous_outputs(tmp_path: Path) -> None:
