@@ -8,7 +8,7 @@ its calls on other objects: an owner of the consumer held in an attribute
 functions it imports from other files. Inside a followed function, calls on ``self`` and
 on this file's module functions are followed too, up to :data:`MAX_EFFECT_DEPTH` calls
 deep. Helpers on the callback's own class and in its own file are callbacks of their own
-(:mod:`rebalance_lint.analysis.build`), so a callback's summary does not repeat theirs.
+(:mod:`rebalance_lint.analysis.passes.helpers`), so a callback's summary does not repeat theirs.
 
 Each summary of a followed function is computed once per (function, consumer arguments)
 and reused by every callback that reaches it.
