@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
-if TYPE_CHECKING:
-    from rebalance_scan.ranking import RankedRepo
 
 FINDINGS_COLUMNS = ["repo", "path", "line", "col", "code", "message", "fixable"]
 
@@ -115,22 +112,6 @@ def readiness_table(entries: list[RepoReadiness]) -> pa.Table:
         + [("readiness", pa.float64()), ("verdict", pa.string())]
     )
     return pa.Table.from_pylist(rows, schema=schema)
-
-
-def repositories_table(ranked: list[RankedRepo]) -> pa.Table:
-    """One row per repository in ranking order: rank, tier and reason, then the counts."""
-    counts = readiness_table([r.entry for r in ranked])
-    front = pa.table(
-        {
-            "rank": pa.array([r.rank for r in ranked], pa.int32()),
-            "repo": counts.column("repo"),
-            "tier": pa.array([r.tier for r in ranked], pa.string()),
-            "reason": pa.array([r.reason for r in ranked], pa.string()),
-        }
-    )
-    for name in counts.column_names[1:]:
-        front = front.append_column(counts.schema.field(name), counts.column(name))
-    return front
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from rebalance_scan.tables import (
     findings_table,
     manual_sites_table,
     readiness_table,
-    repositories_table,
 )
 
 OUTPUT_NAMES = (
@@ -36,6 +35,22 @@ OUTPUT_NAMES = (
     "report.html",
     MARKER,
 )
+
+
+def repositories_table(ranked: list[RankedRepo]) -> pa.Table:
+    """One row per repository in ranking order: rank, tier and reason, then the counts."""
+    counts = readiness_table([r.entry for r in ranked])
+    front = pa.table(
+        {
+            "rank": pa.array([r.rank for r in ranked], pa.int32()),
+            "repo": counts.column("repo"),
+            "tier": pa.array([r.tier for r in ranked], pa.string()),
+            "reason": pa.array([r.reason for r in ranked], pa.string()),
+        }
+    )
+    for name in counts.column_names[1:]:
+        front = front.append_column(counts.schema.field(name), counts.column(name))
+    return front
 
 
 def _safe_name(repo: str) -> str:
