@@ -179,10 +179,7 @@ def _plan_site(
         reason = _plan_callback(callback, client, facts, plan)
         if reason is not None:
             return reason
-    module = client.guard_module
-    listener = guard_name(facts, taken, module, "RebalanceListener", plan)
-    protocol = guard_name(facts, taken, module, "RebalanceConsumer", plan)
-    subscribe = guard_name(facts, taken, module, "subscribe", plan)
+    listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
     names = tuple(
@@ -345,10 +342,7 @@ def _plan_owner_group(
             reason = _plan_callback(callback, client, facts, plan)
         if reason is not None:
             return reason
-    module = client.guard_module
-    listener = guard_name(facts, taken, module, "RebalanceListener", plan)
-    protocol = guard_name(facts, taken, module, "RebalanceConsumer", plan)
-    subscribe = guard_name(facts, taken, module, "subscribe", plan)
+    listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     plan.edit(Edit("add_base", span(owner), value=listener))
     for callback in callbacks:
         function = callback.function
@@ -405,6 +399,19 @@ def _delegation_blocked(function: Function, line: int, facts: FileFacts) -> str 
 
 
 # -- one callback ---------------------------------------------------------------------------
+
+
+def _guard_names(
+    facts: FileFacts, taken: set[str], client: ClientFacts, plan: MigrationPlan
+) -> tuple[str, str, str]:
+    """Local names for the client's ``RebalanceListener``, ``RebalanceConsumer`` and
+    ``subscribe``, their imports scheduled in ``plan``."""
+    module = client.guard_module
+    return (
+        guard_name(facts, taken, module, "RebalanceListener", plan),
+        guard_name(facts, taken, module, "RebalanceConsumer", plan),
+        guard_name(facts, taken, module, "subscribe", plan),
+    )
 
 
 def _self_name(function: Function) -> str:
