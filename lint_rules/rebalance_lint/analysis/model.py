@@ -122,6 +122,9 @@ class Callback:
     #: (:mod:`rebalance_lint.analysis.effects`); helpers on ``self`` and module functions of
     #: this file are callbacks of their own (``helper=True``) and carry their own effects.
     effects: list[Effect] = field(default_factory=list)
+    #: the calls in its body that run a helper of this file (``self._flush()``), with the
+    #: function each runs; set with ``effects``, so a helper's findings can say how it is reached
+    helper_calls: list[tuple[Hop, FunctionNode]] = field(default_factory=list)
 
     def consumer_param(self) -> str | None:
         """The parameter the client passes the consumer (or the view) in."""
