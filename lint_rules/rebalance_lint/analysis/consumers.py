@@ -1,8 +1,9 @@
 """Which expressions hold a Kafka consumer: variables, ``self`` attributes, properties.
 
-Evidence, strongest first: built from a client's consumer class; a parameter annotated
-with one; a parameter or attribute whose name says "consumer" (``consumer``,
-``_consumer``, ``kafka_consumer``); a property returning one of these.
+Evidence, strongest first: built from a client's consumer class (directly or by a factory
+function of the file that returns one or is annotated to); a parameter annotated with one;
+a parameter or attribute whose name says "consumer" (``consumer``, ``_consumer``,
+``kafka_consumer``); a property returning one of these.
 """
 
 from __future__ import annotations
@@ -69,12 +70,28 @@ class Consumers:
         """(holds a consumer?, its client) for the right-hand side of a binding."""
         if isinstance(value, ast.Call):
             client = self._ctor_client(value.func)
+            if client is None and isinstance(value.func, ast.Name):
+                factory = scope.lookup_function(value.func.id)
+                client = self._factory_client(factory) if factory is not None else None
             return client is not None, client
         if isinstance(value, ast.Name):
             param = param_named(scope, value.id)
             if param is not None:
                 return self.param_client(param)
         return False, None
+
+    def _factory_client(self, factory: FunctionNode) -> Client | None:
+        """The client whose consumer a factory function returns: its return annotation's, or
+        the one client every ``return Cls(...)`` of its body constructs."""
+        if factory.returns is not None:
+            return self.annotation_client(factory.returns)
+        found: set[Client | None] = set()
+        for node in ast.walk(factory):
+            if isinstance(node, ast.Return) and node.value is not None:
+                if not isinstance(node.value, ast.Call):
+                    return None  # returns something this analysis cannot follow
+                found.add(self._ctor_client(node.value.func))
+        return found.pop() if len(found) == 1 else None
 
     def _bind(self, target: ast.expr, value: ast.expr, scope: Scope) -> None:
         holds, client = self._value_client(value, scope)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rebalance_lint.analysis.clients import Client, client_listener_base, guard_member
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
-from rebalance_lint.analysis.model import Api
+from rebalance_lint.analysis.model import Api, NamedBase
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,8 @@ class BaseInfo:
     api: Api
     client_base: bool
     lost_defaults_to_revoked: bool
+    #: the listener base the class names itself; None when inherited or only registered
+    named_base: NamedBase | None = None
 
 
 class Hierarchy:
@@ -77,10 +79,11 @@ class Hierarchy:
                 client = found[0]
                 # kafka-python 3's bases default on_partitions_lost to on_partitions_revoked;
                 # aiokafka has no lost callback at all.
-                return BaseInfo(client, "legacy", True, client == "kafka_python")
+                named: NamedBase = "async" if found[1] else "legacy"
+                return BaseInfo(client, "legacy", True, client == "kafka_python", named)
             guard_client = guard_member(qualname, "RebalanceListener")
             if guard_client is not None:
-                return BaseInfo(guard_client, "guard", False, True)
+                return BaseInfo(guard_client, "guard", False, True, "guard")
         return None
 
     def info(self, cls: ast.ClassDef) -> BaseInfo | None:

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 from rebalance_guard._client_facts import CLIENTS, CONSUMER_METHODS, ClientFacts
 
-from rebalance_lint.analysis.clients import client_listener_base
-from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
@@ -69,15 +68,14 @@ class _State:
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
-    #: the rules' model: the client of each listener registration it knows (span of the call)
-    model_clients: dict[Span, ClientFacts] = field(default_factory=dict)
 
 
 def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None) -> MigrationPlan:
     """Everything KRB201-KRB203 find for kafka-python and aiokafka (or ``only`` one of them).
 
-    Which client a ``subscribe(listener=...)`` belongs to comes from the rules' model when it
-    knows (the consumer created in ``__init__``, by a factory of the file, or annotated)."""
+    The listener classes, the ``subscribe(listener=...)`` sites and their client are the rules'
+    model's (:class:`~rebalance_lint.analysis.model.Analysis`): this module only decides
+    whether and how each can be rewritten."""
     plan = MigrationPlan()
     index = facts.index
     clients = [
@@ -86,15 +84,17 @@ def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None
     if not clients:
         return plan
     state = _State(facts, clients)
-    for registration in analysis.registrations:
-        if "listener" in registration.roles and registration.client in CLIENTS:
-            state.model_clients[span(registration.call)] = CLIENTS[registration.client]
-    classes = {cls: _listener_client(cls, facts, clients) for cls in index.classes}
-    legacy = {cls: kind for cls, kind in classes.items() if kind and kind[1] != "guard"}
+    classes = _listener_classes(analysis, clients)
+    legacy = {cls: kind for cls, kind in classes.items() if kind[1] != "guard"}
     family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]] = {}
-    for call in index.method_calls.get("subscribe", []):
-        _plan_subscribe(call, state, classes, plan, family_sites)
-    _collect_registered(state)
+    written = {span(call): call for call in index.method_calls.get("subscribe", [])}
+    for registration in analysis.registrations:
+        # the call as written (the model spells out ``**kwargs`` it can see in a new node)
+        call = written.get(span(registration.call))
+        if call is not None and not registration.guard and "listener" in registration.roles:
+            client = CLIENTS.get(registration.client) if registration.client else None
+            _plan_subscribe(call, client, state, classes, plan, family_sites)
+    _collect_registered(analysis, state)
     for cls, (client, kind) in legacy.items():
         family = MigrationPlan()
         reason = ASYNC_BASE if kind == "async" else _plan_class(cls, client, state, family)
@@ -109,24 +109,17 @@ def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None
     return plan
 
 
-def _listener_client(
-    cls: ast.ClassDef, facts: FileFacts, clients: list[ClientFacts]
-) -> Kind | None:
-    """(client, "legacy" | "async" | "guard") when ``cls`` derives from a listener base.
-
-    Client bases are recognised by the rules' own resolver, so the codemod rewrites exactly
-    the classes KRB202 reports.
-    """
-    by_lint_name = {client.key: client for client in clients}
-    for base in cls.bases:
-        for name in facts.qualnames(base):
-            found = client_listener_base(name)
-            if found is not None and found[0] in by_lint_name:
-                return by_lint_name[found[0]], "async" if found[1] else "legacy"
-            for client in clients:
-                if name == client.guard_listener:
-                    return client, "guard"
-    return None
+def _listener_classes(analysis: Analysis, clients: list[ClientFacts]) -> dict[ast.ClassDef, Kind]:
+    """The model's listener classes of these clients that name their listener base themselves:
+    (client, "legacy" | "async" | "guard"). Those deriving through another class of the file
+    are left to the user (KRB202 reports only the ones naming a client base)."""
+    by_key = {client.key: client for client in clients}
+    out: dict[ast.ClassDef, Kind] = {}
+    for listener in analysis.listeners:
+        client = by_key.get(listener.client) if listener.client is not None else None
+        if client is not None and listener.named_base is not None:
+            out[listener.node] = (client, listener.named_base)
+    return out
 
 
 def _code(node: ast.AST) -> str:
@@ -165,8 +158,9 @@ def _class_of(creation: ast.Call | None, state: _State) -> ast.ClassDef | None:
 
 def _plan_subscribe(
     call: ast.Call,
+    registered_client: ClientFacts | None,
     state: _State,
-    classes: dict[ast.ClassDef, Kind | None],
+    classes: dict[ast.ClassDef, Kind],
     plan: MigrationPlan,
     family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]],
 ) -> None:
@@ -185,8 +179,8 @@ def _plan_subscribe(
             f"listener class {cls.name} derives from no client listener base; migrate it by hand",
         )
         return
-    elif (resolved := _client_of(call, creation, state)) is not None:
-        client = resolved  # a listener from elsewhere: the runtime takes legacy ones too
+    elif registered_client is not None and registered_client in state.clients:
+        client = registered_client  # a listener from elsewhere: the runtime takes legacy ones too
     else:
         plan.refuse(
             call.lineno,
@@ -219,57 +213,6 @@ def _plan_subscribe(
         family_sites.setdefault(cls, []).append((call.lineno, site))
     else:
         plan.merge(site)
-
-
-def _client_of(call: ast.Call, creation: ast.Call | None, state: _State) -> ClientFacts | None:
-    """The client of a registration whose listener class is not in this file: the model's, or
-    else the imports'."""
-    known = state.model_clients.get(span(call))
-    if known is not None and known in state.clients:
-        return known
-    return _client_by_imports(call, creation, state)
-
-
-def _client_by_imports(
-    call: ast.Call, creation: ast.Call | None, state: _State
-) -> ClientFacts | None:
-    """The client, from the imports: the only one imported, the listener's base class, or the
-    class the consumer was created from (``c = aiokafka.AIOKafkaConsumer(...)``, also through
-    a factory function of this file)."""
-    if len(state.clients) == 1:
-        return state.clients[0]
-    by_lint_name = {client.key: client for client in state.clients}
-    names: set[str] = set()
-    if creation is not None:
-        for name in state.facts.qualnames(creation.func):
-            found = client_listener_base(name)
-            if found is not None and found[0] in by_lint_name:
-                return by_lint_name[found[0]]
-    assert isinstance(call.func, ast.Attribute)
-    receiver = call.func.value
-    made = _creation_of(receiver, state) if isinstance(receiver, ast.Name) else None
-    if made is not None:
-        names = state.facts.qualnames(made.func) or _factory_returns(made, state)
-    matches = {c for c in state.clients for n in names if n.startswith(f"{c.package}.")}
-    return matches.pop() if len(matches) == 1 else None
-
-
-def _factory_returns(made: ast.Call, state: _State) -> set[str]:
-    """What a factory function of this file returns (``c = make_consumer()``): the classes its
-    ``return Cls(...)`` statements create, or its return annotation's."""
-    facts = state.facts
-    factory = facts.bindings.binding(made.func) if isinstance(made.func, ast.Name) else None
-    if not isinstance(factory, ast.FunctionDef | ast.AsyncFunctionDef):
-        return set()
-    if factory.returns is not None:
-        return facts.qualnames(factory.returns)
-    names: set[str] = set()
-    for node in ast.walk(factory):
-        if isinstance(node, ast.Return) and node.value is not None:
-            if not isinstance(node.value, ast.Call):
-                return set()  # returns something the planner cannot follow
-            names |= facts.qualnames(node.value.func)
-    return names
 
 
 def _why_not_splittable(
@@ -338,11 +281,13 @@ def _block(fn: Function, facts: FileFacts) -> list[ast.stmt]:
     return [] if statement_layout(fn.body[0], facts) == "suite" else list(fn.body)
 
 
-def _collect_registered(state: _State) -> None:
-    """Instances already passed to ``set_rebalance_listener`` count as registered."""
-    wanted = {f"{c.guard_module}.set_rebalance_listener" for c in state.clients}
-    for call in state.facts.index.calls:
-        if argument_count(call) == 2 and state.facts.qualnames(call.func) & wanted:
+def _collect_registered(analysis: Analysis, state: _State) -> None:
+    """Instances already passed to ``set_rebalance_listener`` (the model's already-migrated
+    registrations) count as registered."""
+    keys = {c.key for c in state.clients}
+    for registration in analysis.registrations:
+        call = registration.call
+        if registration.guard and registration.client in keys and argument_count(call) == 2:
             consumer, listener = ordered_args(call)
             creation = _creation_of(listener, state)
             state.registered_values.add(listener)

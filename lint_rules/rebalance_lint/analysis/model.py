@@ -18,6 +18,9 @@ Kind = Literal["assigned", "revoked", "lost"]
 #: ``(partitions, consumer)``, confluent ``(consumer, partitions)``.
 Api = Literal["legacy", "guard", "confluent"]
 Origin = Literal["param", "injected"]
+#: The listener base a class names itself: a client's (``ConsumerRebalanceListener``), kafka-python
+#: 3's ``AsyncConsumerRebalanceListener``, or ``rebalance_guard.<client>.RebalanceListener``.
+NamedBase = Literal["legacy", "async", "guard"]
 #: What an :class:`Effect` does: a method call on a consumer, iterating one, blocking work,
 #: storing the consumer the callback was passed.
 EffectKind = Literal["call", "iterate", "blocking", "store"]
@@ -95,6 +98,9 @@ class ListenerClass:
     client_base: bool  # derives directly from a client's listener base (KRB202)
     lost_defaults_to_revoked: bool
     methods: dict[str, FunctionNode] = field(default_factory=dict)  # with in-file ancestors
+    #: the listener base the class names itself (the codemod rewrites these); None when the
+    #: base is inherited from another class of the file or the class is only registered
+    named_base: NamedBase | None = None
     sites: list[Registration] = field(default_factory=list)
 
 

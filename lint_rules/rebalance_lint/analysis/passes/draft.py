@@ -40,6 +40,7 @@ class Draft:
                 client_base=info.client_base,
                 lost_defaults_to_revoked=info.lost_defaults_to_revoked,
                 methods=self.hierarchy.methods(cls),
+                named_base=info.named_base,
             )
         return self.listeners[cls]
 
