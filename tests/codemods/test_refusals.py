@@ -129,7 +129,7 @@ CASES = [
     ("evaluation-order", "from kafka import KafkaConsumer\nc = KafkaConsumer()\nc.subscribe(topics(), listener=make())\n", 3,
      "registering the listener first would change the order its arguments are evaluated"),
     ("kafka-python-async-base", KP_HEAD.replace("ConsumerRebalanceListener", "AsyncConsumerRebalanceListener") + "class Listener(AsyncConsumerRebalanceListener):\n    async def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 4,
-     "derives from kafka-python's AsyncConsumerRebalanceListener"),
+     "make the callbacks plain def (run your own asyncio work with asyncio.run_coroutine_threadsafe(coro, loop).result()), derive from ConsumerRebalanceListener, then run migrate again"),
     ("duck-typed-listener", KP_HEAD + "class Listener:\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 9,
      "listener class Listener derives from no client listener base"),
     ("which-client", "import kafka\nimport aiokafka\nc = make()\nc.subscribe(['a'], listener=L())\n", 4,

@@ -51,7 +51,9 @@ LISTENER_POSITION = 2  # subscribe(topics=(), pattern=None, listener=None) in bo
 ASYNC_BASE = (
     "derives from kafka-python's AsyncConsumerRebalanceListener, whose async callbacks "
     "cannot become rebalance_guard methods (kafka-python listeners run synchronously); "
-    "migrate by hand"
+    "make the callbacks plain def (run your own asyncio work with "
+    "asyncio.run_coroutine_threadsafe(coro, loop).result()), derive from "
+    "ConsumerRebalanceListener, then run migrate again"
 )
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 Kind = tuple[ClientFacts, str]  # (client, "legacy" | "async" | "guard")
