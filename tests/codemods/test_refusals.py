@@ -188,7 +188,7 @@ CASES = [
             helper(consumer)
         c = Consumer({})
         c.subscribe(["a"], on_revoke=on_revoke)
-        """), 8, "on_revoke uses the consumer other than to call a method (line 6)"),
+        """), 8, "on_revoke uses the consumer other than to call a method (line 6): passes it to helper(); call the consumer's methods in the callback itself (inline that call, or make it return what the callback should do), then run migrate again"),
     ("cf-different-blocks", cf("""
         def on_assign(consumer, partitions):
             pass

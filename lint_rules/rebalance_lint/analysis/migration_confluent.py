@@ -39,6 +39,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
+    consumer_escape_step,
     containing_list,
     find_arg,
     guard_name,
@@ -508,8 +509,8 @@ def _check_callback(
             and call.func is method
         ):
             return (
-                f"{label} uses the consumer other than to call a method (line {line}); "
-                "migrate it by hand"
+                f"{label} uses the consumer other than to call a method (line {line}): "
+                f"{consumer_escape_step(ref, facts)}"
             )
         name = method.attr
         if client.async_callbacks and isinstance(facts.parent(call), ast.Expr):

@@ -336,3 +336,24 @@ def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
     ):
         return owner
     return None
+
+
+def consumer_escape_step(use: ast.AST, facts: FileFacts) -> str:
+    """The next step for a callback whose consumer is used other than by calling a method:
+    what the use is, and how to make the callback migratable."""
+    parent = facts.parent(use)
+    if isinstance(parent, ast.keyword):
+        parent = facts.parent(parent)
+    if isinstance(parent, ast.Call) and parent.func is not use:
+        what = f"passes it to {ast.unparse(parent.func)}()"
+        step = (
+            "call the consumer's methods in the callback itself (inline that call, or make "
+            "it return what the callback should do)"
+        )
+    elif isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+        what = "stores it"
+        step = "drop the stored reference (the view is valid only during the callback)"
+    else:
+        what = "uses it as a value"
+        step = "call only the consumer's methods there"
+    return f"{what}; {step}, then run migrate again"
