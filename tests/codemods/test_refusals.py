@@ -144,7 +144,24 @@ CASES = [
     ("cf-lambda", cf("""
         c = Consumer({})
         c.subscribe(["a"], on_assign=lambda consumer, partitions: None)
-        """), 6, "on_assign= is not a function or method defined in this file (lambda, partial, imported); define it with def"),
+        """), 6, "on_assign= is a lambda; define it with def on_assign(consumer, partitions) next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-partial", cf("""
+        import functools
+        def on_assign(tag, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
+        """), 9, "on_assign= is a functools.partial; write def on_assign(consumer, partitions) calling the wrapped function with the bound arguments"),
+    ("cf-not-a-name", cf("""
+        handlers = {}
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=handlers["assign"])
+        """), 7, "on_assign= is not a function or method defined in this file (lambda, partial, imported); define it with def on_assign(consumer, partitions)"),
+    ("cf-imported", cf("""
+        from handlers import on_revoke
+        c = Consumer({})
+        c.subscribe(["a"], on_revoke=on_revoke)
+        """), 7, "on_revoke= is imported (on_revoke); the codemod migrates callbacks defined in the file that registers them"),
     ("cf-used-twice", cf("""
         def on_revoke(consumer, partitions):
             consumer.commit(asynchronous=False)

@@ -153,10 +153,7 @@ def _plan_site(
     for keyword, value in present:
         function = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            return (
-                f"{keyword}= is not a function or method defined in this file (lambda, "
-                "partial, imported); define it with def next to the subscribe() first"
-            )
+            return _not_a_def(keyword, value, facts)
         if keyword == "on_lost" and any(
             cb.keyword == "on_revoke" and cb.function is function for cb in callbacks
         ):
@@ -437,6 +434,32 @@ def _block_of(function: Function, facts: FileFacts) -> tuple[int, int]:
 
 def _class_names() -> list[str]:
     return ["RebalanceCallbacks", *(f"RebalanceCallbacks{i}" for i in range(2, 100))]
+
+
+def _not_a_def(keyword: str, value: ast.expr, facts: FileFacts) -> str:
+    """Why a registered callback is not a function of this file, and the next step."""
+    fix = (
+        f"define it with def {keyword}(consumer, partitions) next to the subscribe() and "
+        "pass its name, then run migrate again"
+    )
+    if isinstance(value, ast.Lambda):
+        return f"{keyword}= is a lambda; {fix}"
+    if isinstance(value, ast.Call) and "functools.partial" in facts.qualnames(value.func):
+        return (
+            f"{keyword}= is a functools.partial; write def {keyword}(consumer, partitions) "
+            "calling the wrapped function with the bound arguments next to the subscribe() "
+            "and pass its name, then run migrate again"
+        )
+    bound = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
+    if isinstance(bound, ast.Import | ast.ImportFrom):
+        return (
+            f"{keyword}= is imported ({ast.unparse(value)}); the codemod migrates callbacks "
+            f"defined in the file that registers them: {fix}"
+        )
+    return (
+        f"{keyword}= is not a function or method defined in this file (lambda, partial, "
+        f"imported); {fix}"
+    )
 
 
 def _plan_callback(
