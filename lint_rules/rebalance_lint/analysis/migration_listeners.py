@@ -19,6 +19,7 @@ become the view (only calls of methods the view offers); the parameter, the
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
@@ -59,6 +60,56 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 Kind = tuple[ClientFacts, str]  # (client, "legacy" | "async" | "guard")
 
 
+@dataclass(frozen=True, eq=False)
+class RemoteCreation:
+    """``Cls(...)`` in another module of the repository (repository mode)."""
+
+    path: str
+    call: ast.Call
+    #: the consumer it is registered on at a site that file's plan migrates; None if it is not
+    receiver: str | None
+    #: why the instance cannot be vouched for there (used beyond its registration), if so
+    escapes: str | None = None
+
+
+@dataclass
+class RemoteUses:
+    """What the rest of the repository does with a listener class of this file.
+
+    Filled by :mod:`rebalance_lint.analysis.migration_repository` from the other modules'
+    imports (``blocker``: the first use the planner cannot follow, naming its file:line and
+    the next step); :func:`plan_listeners` decides with it and, when the class is migrated,
+    leaves the edits due in the other files in ``edits`` (path -> plan).
+    """
+
+    creations: list[RemoteCreation] = field(default_factory=list)
+    blocker: str | None = None
+    edits: dict[str, MigrationPlan] = field(default_factory=dict)
+    migrated: bool = False
+
+
+@dataclass
+class ListenerSites:
+    """What one file's planning learnt about its listener instances, for repository mode:
+    the ``Cls(...)`` calls registered at sites the plan migrates (-> consumer source), and
+    why an instance kept in a variable cannot be vouched for."""
+
+    registered: dict[ast.Call, str]
+    escapes: Callable[[ast.Call], str | None]
+
+
+@dataclass
+class Repository:
+    """Repository mode's questions and answers for one file's planning.
+
+    ``uses(cls)``: the other modules' uses of a listener class of this file (None: single-file
+    mode, the class is planned from this file alone). ``sites`` receives what the file's
+    planning learnt about the listener instances it registers."""
+
+    uses: Callable[[ast.ClassDef], RemoteUses | None]
+    sites: Callable[[ListenerSites], None] = lambda _: None
+
+
 @dataclass
 class _State:
     """What planning learns about registrations while it goes."""
@@ -70,14 +121,25 @@ class _State:
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
+    #: repository mode: creations in other files (-> their path) of the class being planned
+    remote: dict[ast.Call, str] = field(default_factory=dict)
+    #: repository mode: the edits the class being planned needs in other files
+    remote_plans: dict[str, MigrationPlan] = field(default_factory=dict)
 
 
-def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None) -> MigrationPlan:
+def plan_listeners(
+    facts: FileFacts,
+    analysis: Analysis,
+    only: str | None = None,
+    repository: Repository | None = None,
+) -> MigrationPlan:
     """Everything KRB201-KRB203 find for kafka-python and aiokafka (or ``only`` one of them).
 
     The listener classes, the ``subscribe(listener=...)`` sites and their client are the rules'
     model's (:class:`~rebalance_lint.analysis.model.Analysis`): this module only decides
-    whether and how each can be rewritten."""
+    whether and how each can be rewritten. ``repository`` (repository mode) adds what the
+    other modules do with this file's listener classes: a class is then migrated together
+    with its creations and registrations there, or not at all."""
     plan = MigrationPlan()
     index = facts.index
     clients = [
@@ -97,10 +159,21 @@ def plan_listeners(facts: FileFacts, analysis: Analysis, only: str | None = None
             client = CLIENTS.get(registration.client) if registration.client else None
             _plan_subscribe(call, client, state, classes, plan, family_sites)
     _collect_registered(analysis, state)
+    if repository is not None:
+        repository.sites(
+            ListenerSites(dict(state.registrations), lambda call: _instance_escapes(call, state))
+        )
     for cls, (client, kind) in legacy.items():
         family = MigrationPlan()
-        reason = ASYNC_BASE if kind == "async" else _plan_class(cls, client, state, family)
+        remote = repository.uses(cls) if repository is not None else None
+        if kind == "async":
+            reason: str | None = ASYNC_BASE
+        else:
+            state.remote, state.remote_plans = {}, {}
+            reason = _plan_class(cls, client, state, family, remote)
         if reason is None:
+            if remote is not None:
+                remote.migrated, remote.edits = True, state.remote_plans
             plan.merge(family)
             for _, site in family_sites.get(cls, []):
                 plan.merge(site)
@@ -301,9 +374,16 @@ def _collect_registered(analysis: Analysis, state: _State) -> None:
 
 
 def _plan_class(
-    cls: ast.ClassDef, client: ClientFacts, state: _State, plan: MigrationPlan
+    cls: ast.ClassDef,
+    client: ClientFacts,
+    state: _State,
+    plan: MigrationPlan,
+    remote: RemoteUses | None = None,
 ) -> str | None:
-    """Stage the migration of one legacy listener class in ``plan``; return why not, if not."""
+    """Stage the migration of one legacy listener class in ``plan``; return why not, if not.
+
+    ``remote`` (repository mode): the class's uses in the other modules; its creations there
+    count as this file's, and the edits they need go to ``state.remote_plans``."""
     facts = state.facts
     if len(cls.bases) != 1 or cls.keywords:
         return (
@@ -329,9 +409,26 @@ def _plan_class(
     creations, reason = _creations(cls, facts)
     if reason is not None:
         return reason
+    if remote is not None:
+        reason = _remote_creations(remote, state)
+        if reason is not None:
+            return reason
+        creations += [creation.call for creation in remote.creations]
+        if not creations:
+            return (
+                "no instance is created in this file or anywhere else in the repository "
+                "(the directory migrated); if it is created outside it, run rebalance-guard "
+                "migrate on a directory holding that code too"
+            )
     if not creations:
-        return "no instance is created in this file; migrate it where it is registered"
+        return (
+            "no instance is created in this file; migrate it where it is registered: "
+            "rebalance-guard migrate DIR, on the directory holding both, migrates the class "
+            "with its registrations"
+        )
     for creation in creations:
+        if creation in state.remote:
+            continue  # registered and vouched for in its own file (_remote_creations)
         if creation not in state.registrations:
             return (
                 f"the instance created at line {creation.lineno} is not registered with "
@@ -362,6 +459,26 @@ def _plan_class(
         plan.edit(Edit("append_param", span(fn), value=view, annotation=protocol))
     plan.sites += 1
     plan.planned.add(span(cls))
+    return None
+
+
+def _remote_creations(remote: RemoteUses, state: _State) -> str | None:
+    """Why the other modules' uses of the class stop its migration (None: they do not);
+    records their creations and consumers in ``state``."""
+    if remote.blocker is not None:
+        return remote.blocker
+    for creation in remote.creations:
+        where = f"{creation.path}:{creation.call.lineno}"
+        if creation.receiver is None:
+            return (
+                f"the instance created at {where} is not registered with "
+                "subscribe(listener=...) there (or that subscribe() cannot be migrated); "
+                "register it where it is created first"
+            )
+        if creation.escapes is not None:
+            return f"{creation.escapes} (at {where})"
+        state.registrations[creation.call] = creation.receiver
+        state.remote[creation.call] = creation.path
     return None
 
 
@@ -515,7 +632,9 @@ def _plan_injection(
     plan.edit(Edit("drop_init_statement", span(init), other=span(attr[1])))
     plan.edit(Edit("drop_if_empty", span(init)))
     for creation in creations:
-        plan.edit(Edit("drop_call_arg", span(creation), value=param.arg, index=position))
+        path = state.remote.get(creation)
+        target = plan if path is None else state.remote_plans.setdefault(path, MigrationPlan())
+        target.edit(Edit("drop_call_arg", span(creation), value=param.arg, index=position))
     return None
 
 
