@@ -16,19 +16,23 @@ from rebalance_guard._client_facts import CLIENTS
 from rebalance_lint.analysis.edits import MigrationPlan, span
 from rebalance_lint.analysis.migration_confluent import plan_confluent
 from rebalance_lint.analysis.migration_facts import file_facts
-from rebalance_lint.analysis.migration_listeners import plan_listeners
+from rebalance_lint.analysis.migration_listeners import Repository, plan_listeners
 from rebalance_lint.analysis.model import Analysis
 
 #: A file that imports none of these has nothing to migrate (decided before any planning).
 CLIENT_PACKAGES = frozenset(client.package for client in CLIENTS.values())
 
 
-def plan_migration(analysis: Analysis, only: str | None = None) -> MigrationPlan:
+def plan_migration(
+    analysis: Analysis, only: str | None = None, repository: Repository | None = None
+) -> MigrationPlan:
     """Every edit and refusal for the file ``analysis`` models (``only``: one client package).
 
     The planners read the rules' model for what it already knows (which ``subscribe()`` calls
     register callbacks, and on which client API: confluent's ``Consumer`` or ``AIOConsumer``)
-    and the file's tree for the rest.
+    and the file's tree for the rest. ``repository``: what the other modules of the repository
+    do with this file's listener classes (repository mode,
+    :mod:`rebalance_lint.analysis.migration_repository`).
     """
     tree = analysis.tree
     packages = analysis.imports.packages & CLIENT_PACKAGES
@@ -37,7 +41,7 @@ def plan_migration(analysis: Analysis, only: str | None = None) -> MigrationPlan
     if tree is None or not packages:
         return MigrationPlan()
     facts = file_facts(tree, analysis.text, analysis.imports)
-    plan = plan_listeners(facts, analysis, only)
+    plan = plan_listeners(facts, analysis, only, repository)
     if only in (None, "confluent_kafka"):
         plan.merge(plan_confluent(facts, analysis))
     return plan
