@@ -36,7 +36,15 @@ kafka-python already run the callback before changing the assignment. kafka-pyth
 skipped them and their next owner re-read everything since the last commit (about 50 of 300
 messages per run in a three-member join/leave scenario). The adapter keeps those partitions'
 state in the assignment, marked pending revocation so nothing is fetched for them, until the
-revoked callback returns. During ``on_partitions_lost`` they are gone, as in Java.
+revoked callback returns.
+
+Lost partitions (the member fell out of the group: its poll timer expired and the heartbeat
+thread left, or the broker no longer knows it): kafka-python 3 calls ``on_partitions_lost``;
+kafka-python 2 has no lost callback and calls ``on_partitions_revoked``, which the adapter
+dispatches to ``on_partitions_lost`` when the member has no generation (Java's check). As in
+Java, the callback runs before the assignment is cleared, so ``assignment()`` still lists
+them, but every commit fails (``CommitFailedError``: not part of an active group) and
+nothing is committed over their new owner's progress (tests/conformance/test_lost.py).
 
 kafka-python 3.0.12 also throws away a JoinGroup/SyncGroup result that completes while no
 ``poll()`` is waiting for it (a ``poll(timeout_ms)`` that expired mid-join leaves the round
@@ -305,19 +313,37 @@ def _resolve(listener: object, name: str) -> Callable[..., object]:
 
 
 class _InlineGuard:
-    """kafka-python 2: callbacks already run on the polling thread; call them there."""
+    """kafka-python 2: callbacks already run on the polling thread; call them there.
 
-    def __init__(self, dispatcher: _Dispatcher) -> None:
+    kafka-python 2 has no lost callback: it calls ``on_partitions_revoked`` also when the
+    member already fell out of the group (its poll timer expired and the heartbeat thread
+    left, or the broker answered UNKNOWN_MEMBER_ID), when every commit there fails. As
+    Java's coordinator (and kafka-python 3) do, a revocation of a member whose generation
+    was reset is dispatched to ``on_partitions_lost``.
+    """
+
+    def __init__(self, dispatcher: _Dispatcher, coordinator: Any) -> None:
         self.dispatcher = dispatcher
+        self._coordinator = coordinator
 
     def on_partitions_assigned(self, partitions: Any) -> None:
         self.dispatcher.dispatch("on_partitions_assigned", partitions)
 
     def on_partitions_revoked(self, partitions: Any) -> None:
-        self.dispatcher.dispatch("on_partitions_revoked", partitions)
+        lost = bool(partitions) and _generation_reset(self._coordinator)
+        self.dispatcher.dispatch("on_partitions_lost" if lost else "on_partitions_revoked",
+                                 partitions)  # fmt: skip
 
     def on_partitions_lost(self, partitions: Any) -> None:
         self.dispatcher.dispatch("on_partitions_lost", partitions)
+
+
+def _generation_reset(coordinator: Any) -> bool:
+    """kafka-python 2: the member has no generation any more (Java's NO_GENERATION check)."""
+    generation = getattr(coordinator, "_generation", None)
+    if generation is None:
+        return False
+    return bool(generation.generation_id == -1 or not generation.member_id)
 
 
 class _ThreadedGuard:
@@ -529,7 +555,9 @@ def set_rebalance_listener(
         net = getattr(consumer, "_net", None)
         threaded = hasattr(consumer._coordinator, "_invoke_rebalance_listener_async")
         registered = (
-            _ThreadedGuard(dispatcher, net, state) if threaded else _InlineGuard(dispatcher)
+            _ThreadedGuard(dispatcher, net, state)
+            if threaded
+            else _InlineGuard(dispatcher, consumer._coordinator)
         )
     state.listener = registered
     consumer._subscription.rebalance_listener = registered
