@@ -81,7 +81,9 @@ class Summaries:
         self._active: set[_Key] = set()
 
     def of_callback(self, callback: Callback) -> list[Effect]:
+        """The callback's effects; also sets its ``helper_calls`` (calls into its helpers)."""
         assert self.unit.facts.scope_of.get(callback.func) is callback.scope
+        callback.helper_calls = helper_calls(self.unit, callback)
         effects = self._body(
             self.unit, callback.func, callback.scope, dict(callback.receivers), 0, local=False
         )
@@ -235,6 +237,35 @@ class Summaries:
         self._active.discard(key)
         self._memo[key] = effects
         return effects
+
+
+def helper_calls(unit: Unit, callback: Callback) -> list[tuple[Hop, FunctionNode]]:
+    """The calls in ``callback``'s body that run a helper of its own file, as the helpers pass
+    (:mod:`rebalance_lint.analysis.passes.helpers`) resolves them: a function the name
+    resolves to in scope, or a method of the callback's class called on ``self``."""
+    func = callback.func
+    if isinstance(func, ast.Lambda):
+        return []  # lambdas' calls are not followed into helpers
+    scope = callback.scope
+    methods = unit.hierarchy.methods(scope.cls) if scope.cls is not None else {}
+    out: list[tuple[Hop, FunctionNode]] = []
+    for node in body_nodes(func):
+        if not isinstance(node, ast.Call):
+            continue
+        target = node.func
+        found: FunctionNode | None = None
+        if isinstance(target, ast.Name):
+            found = scope.lookup_function(target.id)
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and scope.self_name is not None
+            and target.value.id == scope.self_name
+        ):
+            found = methods.get(target.attr)
+        if found is not None and found is not func:
+            out.append((Hop(node, _call_text(node)), found))
+    return out
 
 
 def _stored_how(target: ast.expr) -> str | None:

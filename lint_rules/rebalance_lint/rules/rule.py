@@ -11,12 +11,13 @@ consumer, directly or through calls: :mod:`rebalance_lint.analysis.effects`), an
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from rebalance_lint.analysis.clients import COROUTINE_METHODS
-from rebalance_lint.analysis.model import Analysis, Callback, Effect
+from rebalance_lint.analysis.model import Analysis, Callback, Effect, Hop
 
 #: The suffix of every message whose finding ``rebalance-guard migrate`` can fix.
 MIGRATE = "(fixable: rebalance-guard migrate)"
@@ -59,15 +60,26 @@ class Rule:
         """Register a check for nodes of these types inside callback bodies."""
 
         def register(check: CallbackCheck) -> CallbackCheck:
+            @functools.wraps(check)
+            def run(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterable[Hit]:
+                hits = check(node, callback, analysis)
+                return _as_reached(hits, callback, analysis) if callback.helper else hits
+
             for node_type in node_types:
-                self.callback_checks.setdefault(node_type, []).append(check)
+                self.callback_checks.setdefault(node_type, []).append(run)
             return check
 
         return register
 
     def on_effects(self, check: EffectCheck) -> EffectCheck:
         """Register a check for each effect of each callback (its own and through calls)."""
-        self.effect_checks.append(check)
+
+        @functools.wraps(check)
+        def run(effect: Effect, callback: Callback, analysis: Analysis) -> Iterable[Hit]:
+            hits = check(effect, callback, analysis)
+            return _as_reached(hits, callback, analysis, effect) if callback.helper else hits
+
+        self.effect_checks.append(run)
         return check
 
     def per_file(self, check: FileCheck) -> FileCheck:
@@ -113,3 +125,76 @@ def dropped_coroutine(effect: Effect, callback: Callback) -> bool:
         and coroutines is not None
         and effect.name in coroutines
     )
+
+
+def reached(helper: Callback, analysis: Analysis) -> tuple[Callback, tuple[Hop, ...]] | None:
+    """How a helper is reached: a registered callback and the calls down to the helper.
+
+    The shortest chain (through helpers only) from any callback that is not a helper; among
+    equally short ones, the callback that runs for more of the helper's kinds, then the first
+    callback of the file. None when no chain is known (the helper is reported by its name).
+    """
+    by_func = {id(c.func): c for c in analysis.callbacks}
+    best: tuple[tuple[int, int, int], Callback, tuple[Hop, ...]] | None = None
+    roots = [c for c in analysis.callbacks if not c.helper]
+    for order, root in enumerate(roots):
+        frontier: list[tuple[Callback, tuple[Hop, ...]]] = [(root, ())]
+        seen = {id(root)}
+        found: tuple[Hop, ...] | None = None
+        while frontier and found is None:
+            following: list[tuple[Callback, tuple[Hop, ...]]] = []
+            for caller, hops in frontier:
+                for hop, func in caller.helper_calls:
+                    callee = by_func.get(id(func))
+                    if callee is None or not callee.helper or id(callee) in seen:
+                        continue
+                    seen.add(id(callee))
+                    if callee is helper:
+                        found = (*hops, hop)
+                        break
+                    following.append((callee, (*hops, hop)))
+                if found is not None:
+                    break
+            frontier = following
+        if found is not None:
+            rank = (len(found), -len(root.kinds & helper.kinds), order)
+            if best is None or rank < best[0]:
+                best = (rank, root, found)
+    return None if best is None else (best[1], best[2])
+
+
+def reached_label(helper: Callback, analysis: Analysis, effect: Effect | None = None) -> str:
+    """A helper as messages name it, with how a registered callback reaches it:
+    ``_flush() via on_partitions_revoked() -> self._flush() at line 12``.
+
+    Each call on the way carries its own line. An effect the helper reaches through calls
+    on other objects continues the chain in :meth:`Effect.label`'s words
+    (``... -> self.worker.flush() at pipeline/worker.py:10``).
+    """
+    plain = effect.label(helper.label) if effect is not None else helper.label
+    found = reached(helper, analysis)
+    if found is None:
+        return plain
+    root, hops = found
+    chain = " -> ".join(f"{hop.text} at line {getattr(hop.call, 'lineno', 0)}" for hop in hops)
+    text = f"{helper.label} via {root.label} -> {chain}"
+    onward = plain[len(helper.label) :].removeprefix(" via ")
+    return f"{text} -> {onward}" if onward else text
+
+
+def _as_reached(
+    hits: Iterable[Hit], helper: Callback, analysis: Analysis, effect: Effect | None = None
+) -> Iterator[Hit]:
+    """``hits`` with the helper named as it is reached (anchors unchanged, so ``# noqa``
+    comments on the helper's lines keep working)."""
+    forms: dict[str, Effect | None] = {helper.label: None}
+    if effect is not None:
+        forms[effect.label(helper.label)] = effect
+    labels: dict[str, str] = {}
+    for hit in hits:
+        given = hit.fields.get("callback")
+        if given in forms:
+            if given not in labels:
+                labels[given] = reached_label(helper, analysis, forms[given])
+            hit = Hit(hit.node, hit.rule, {**hit.fields, "callback": labels[given]}, hit.fixable)
+        yield hit
