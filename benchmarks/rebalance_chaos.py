@@ -90,9 +90,7 @@ def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: thread
         for tp, batch in consumer.poll(timeout_ms=100).items():
             for record in batch:
                 journal.write("PROC", int(record.value), tp.partition, record.offset)
-    if not hasattr(consumer._coordinator, "_invoke_rebalance_listener_async"):
-        consumer.commit()  # kafka-python 2 runs no listener on close(): commit first
-    consumer.close(autocommit=False)
+    consumer.close(autocommit=False)  # revokes first (rebalance_guard on 2.x): its bare commit
 
 
 def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -235,9 +233,8 @@ def worker_aiokafka(args: argparse.Namespace, journal: Journal, stop: threading.
                 for tp, batch in batches.items():
                     for record in batch:
                         journal.write("PROC", int(record.value), tp.partition, record.offset)
-            await consumer.commit()  # aiokafka calls no listener on stop(): commit first
         finally:
-            await consumer.stop()
+            await consumer.stop()  # runs the revocation: its bare commit (rebalance_guard)
 
     asyncio.run(run())
 

@@ -21,6 +21,12 @@ completes, the other callbacks run, and the next ``poll()`` raises
 kafka-python 3 itself does for ``on_partitions_assigned``. Exceptions during ``close()``
 propagate from ``close()``.
 
+``close()`` revokes on both majors, as Java's does (``onLeavePrepare``): kafka-python 3 calls
+the listener itself before leaving the group; kafka-python 2 leaves without calling it, so a
+member that commits on revoke and leaves with just ``close()`` committed nothing since its
+last rebalance. On 2.x the adapter calls ``on_partitions_revoked`` (``on_partitions_lost``
+without a generation) with what is still assigned, before kafka-python's own close.
+
 Partitions passed to a revoked or lost callback lose their pause afterwards, on both
 majors (kafka-python 3 alone would keep it for partitions an eager rebalance hands back);
 re-pause in ``on_partitions_assigned``, where a pause persists.
@@ -422,6 +428,9 @@ class _ConsumerState:
         subscription.subscribe = self.subscribe
         subscription.assign_from_subscribed = self.assign_from_subscribed
         coordinator.poll = self.poll
+        if not hasattr(coordinator, "_invoke_rebalance_listener_async"):  # kafka-python 2
+            self._close = coordinator.close
+            coordinator.close = self.close
 
     def assign_from_subscribed(self, assignments: Any) -> None:
         """kafka-python's own assignment update, keeping cooperatively revoked partitions.
@@ -488,6 +497,26 @@ class _ConsumerState:
 
             raise KafkaError("User rebalance callback throws an error") from pending
         return result
+
+    def close(self, autocommit: bool = True, timeout_ms: int | None = None) -> None:
+        """kafka-python 2's coordinator close(), revoking what is still assigned first.
+
+        ``KafkaConsumer.close()`` calls it on the user's (the polling) thread, where 2.x runs
+        every callback; no rebalance can run alongside, and the member is still in the group
+        (a member without a generation gets ``on_partitions_lost``, as in Java).
+        """
+        failure: Exception | None = None
+        listener = self._subscription.rebalance_listener
+        if isinstance(listener, _InlineGuard) and self._subscription.partitions_auto_assigned():
+            revoked = set(self._subscription.assigned_partitions())
+            if revoked:
+                try:
+                    listener.on_partitions_revoked(revoked)
+                except Exception as exc:  # after closing, as kafka-python 3 does
+                    failure = exc
+        self._close(autocommit=autocommit, timeout_ms=timeout_ms)
+        if failure is not None:
+            raise failure
 
     def _joining(self) -> bool:
         """kafka-python 3 is (about to be) in a JoinGroup/SyncGroup round trip.

@@ -120,6 +120,7 @@ class Handoff:
     moved_to_b: set[TP]
     c_errors: list[BaseException]
     protocol: str
+    closing_at: float  # time.monotonic() when the members were told to close
 
 
 def _balanced(members: list[Member], everything: set[TP]) -> bool:
@@ -245,6 +246,7 @@ def run_handoff(broker: Broker, driver: Any, protocol: str) -> Handoff:
                    all_members)  # fmt: skip
         time.sleep(1.0)  # anything delivered twice arrives now
     finally:
+        closing_at = time.monotonic()
         _close_all(all_members)
     moved = set()
     for entry in logs["B"]:
@@ -257,7 +259,7 @@ def run_handoff(broker: Broker, driver: Any, protocol: str) -> Handoff:
         seek_entry=seek_entry, p3_records_while_paused=p3_records, expected=expected,
         processed=_all_processed(all_members), p3_revoked_from_a=p3_revoked,
         p3_flowed_before_resume=p3_flowed, moved_to_b=moved, c_errors=list(c.poll_errors),
-        protocol=protocol,
+        protocol=protocol, closing_at=closing_at,
     )  # fmt: skip
 
 
@@ -401,6 +403,24 @@ def test_seek_and_commit_inside_assigned(handoff: Handoff) -> None:
     p2 = (handoff.topic, 2)
     offsets = sorted(r.offset for m in handoff.members.values() for r in m.records if r.tp == p2)
     assert offsets[0] == SEEK_OFFSET, offsets[:10]
+
+
+def test_close_revokes_everything_still_assigned(handoff: Handoff) -> None:
+    """Java's close() revokes before leaving (onLeavePrepare), so a listener that commits on
+    revoke also commits a leaving member's progress. kafka-python 3 and librdkafka do it
+    themselves; aiokafka's stop() and kafka-python 2's close() do not, rebalance_guard does
+    for them. (A's revocations run its BARE commit: next test.)"""
+    for member in handoff.members.values():
+        owned: set[TP] = set()
+        for event in member.events:  # a rebalance may still finish while members close
+            if event.kind == "assigned":
+                owned |= event.partitions
+            else:
+                assert event.kind == "revoked", (member.name, event)
+                owned -= event.partitions
+        last = member.events[-1]
+        assert last.at >= handoff.closing_at and last.partitions, (member.name, member.events)
+        assert not owned, f"{member.name} closed still owning {sorted(owned)}: {member.events}"
 
 
 def test_bare_commit_on_revoke_commits_the_revoked_positions(handoff: Handoff) -> None:

@@ -2,7 +2,8 @@
 
 Seek to an externally stored offset, eager rebalancing (aiokafka has no cooperative protocol,
 so even its sticky assignor revokes everything), pause state, view expiry, callback errors
-reaching getmany(), lost partitions, and registering/replacing/removing a running listener.
+reaching getmany(), lost partitions, the revocation stop() runs, and
+registering/replacing/removing a running listener.
 """
 
 from __future__ import annotations
@@ -229,6 +230,9 @@ def test_stored_view_expires_and_callback_errors_reach_getmany(
             assert len(faulty.named("assigned")) == 2  # later callbacks still ran
             for tp in everything:
                 assert await c1.committed(tp) is None  # the un-awaited commit never ran
+            await pump1.stop()
+            with pytest.raises(NotAwaitedError):  # stop() revokes first, as Java's close()
+                await c1.stop()
 
     with caplog.at_level(logging.ERROR, logger="aiokafka"):
         asyncio.run(scenario())
@@ -294,5 +298,128 @@ def test_listener_registered_after_subscribe_replaced_and_removed_while_running(
             await c2.stop()
             await eventually(lambda: c1.assignment() == everything, "c1 to own everything")
             assert len(second.calls) == 2  # no callbacks once removed
+
+    asyncio.run(scenario())
+
+
+class BareCommitOnRevoke(RebalanceListener):
+    """KIP-1306's own example: a bare commit() when partitions are revoked."""
+
+    def __init__(self) -> None:
+        self.revocations: list[tuple[frozenset[TopicPartition], frozenset[TopicPartition]]] = []
+
+    async def on_partitions_revoked(
+        self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        self.revocations.append((frozenset(partitions), frozenset(consumer.assignment())))
+        if partitions:
+            await consumer.commit()
+
+
+async def _consume(consumer: Any, count: int) -> int:
+    seen = 0
+    deadline = asyncio.get_running_loop().time() + 60
+    while seen < count:
+        assert asyncio.get_running_loop().time() < deadline, f"only {seen} of {count} records"
+        batches = await consumer.getmany(timeout_ms=100)
+        seen += sum(len(records) for records in batches.values())
+    return seen
+
+
+async def _committed(broker: Broker, group: str, partitions: frozenset[TopicPartition]) -> Any:
+    """The group's committed offsets, as the partitions' next owner would read them."""
+    reader = make_consumer(broker.bootstrap, group)
+    await reader.start()
+    try:
+        return {tp: await reader.committed(tp) for tp in partitions}
+    finally:
+        await reader.stop()
+
+
+def test_stop_revokes_first_and_a_bare_commit_there_commits_what_was_processed(
+    broker: Broker,
+) -> None:
+    """aiokafka's stop() calls no listener; through rebalance_guard it revokes, as Java's close().
+
+    Without that, a member leaving with just ``stop()`` committed nothing since its last
+    rebalance and the next owners re-read it all (286 and 832 duplicates in two chaos runs).
+    """
+    topic, group, everything = fresh_topic(broker, 2)
+    p0, p1 = sorted(everything)
+
+    async def scenario() -> None:
+        await produce(broker.bootstrap, topic, range(10), partition=p0.partition)
+        await produce(broker.bootstrap, topic, range(10, 16), partition=p1.partition)
+        listener = BareCommitOnRevoke()
+        consumer = make_consumer(broker.bootstrap, group)
+        set_rebalance_listener(consumer, listener)
+        consumer.subscribe([topic])
+        await consumer.start()
+        try:
+            assert await _consume(consumer, 16) == 16
+        finally:
+            await consumer.stop()  # no commit of our own before it
+        # the revocation ran inside stop(), with the partitions still assigned on the view
+        assert listener.revocations == [(frozenset(), frozenset()), (everything, everything)]
+        assert await _committed(broker, group, everything) == {p0: 10, p1: 6}
+
+    asyncio.run(scenario())
+
+
+def test_an_error_in_the_revocation_on_stop_is_raised_by_stop_after_closing(
+    broker: Broker,
+) -> None:
+    from aiokafka.errors import ConsumerStoppedError
+
+    topic, group, _ = fresh_topic(broker, 1)
+
+    class FailsOnRevoke(RebalanceListener):
+        def on_partitions_revoked(
+            self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer
+        ) -> None:
+            if partitions:
+                raise ValueError("boom on the way out")
+
+    async def scenario() -> None:
+        consumer = make_consumer(broker.bootstrap, group)
+        set_rebalance_listener(consumer, FailsOnRevoke())
+        consumer.subscribe([topic])
+        await consumer.start()
+        await eventually(lambda: bool(consumer.assignment()), "the first assignment")
+        with pytest.raises(ValueError, match="boom on the way out"):
+            await consumer.stop()
+        await consumer.stop()  # closed: a second stop() does nothing and raises nothing
+        with pytest.raises(ConsumerStoppedError):
+            await consumer.getmany(timeout_ms=10)
+
+    asyncio.run(scenario())
+
+
+def test_stop_does_not_revoke_for_a_listener_that_was_replaced(broker: Broker) -> None:
+    """A listener removed or replaced by aiokafka's own keeps aiokafka's stop(): no callback."""
+    from aiokafka.abc import ConsumerRebalanceListener
+
+    topic, group, _ = fresh_topic(broker, 1)
+
+    class Own(ConsumerRebalanceListener):
+        def __init__(self) -> None:
+            self.revoked: list[Any] = []
+
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            self.revoked.append(set(revoked))
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            pass
+
+    async def scenario() -> None:
+        guarded, own = Recorder(), Own()
+        consumer = make_consumer(broker.bootstrap, group)
+        set_rebalance_listener(consumer, guarded)
+        consumer.subscribe([topic], listener=own)  # aiokafka's own listener replaces it
+        await consumer.start()
+        await eventually(lambda: bool(consumer.assignment()), "the first assignment")
+        await consumer.stop()
+        assert guarded.calls == []
+        assert own.revoked == [set()]  # its first join only: aiokafka's stop() calls nothing
 
     asyncio.run(scenario())

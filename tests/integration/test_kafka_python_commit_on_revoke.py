@@ -81,9 +81,7 @@ class CommitOnRevoke(RebalanceListener):
 def leave(group: Fleet, consumer: Any, listener: CommitOnRevoke) -> None:
     group.settle(2.0)  # leave a stable group: a commit during a rebalance fails on any client
     group.remove(consumer)
-    if not KP3:  # kafka-python 2 calls no listener on close(): commit first, as its users do
-        consumer.commit(listener.offsets(consumer.assignment()))
-    consumer.close()  # kafka-python 3 revokes here: the listener commits through the view
+    consumer.close()  # revokes first (kafka-python 3 itself, rebalance_guard on 2.x): commits
 
 
 @pytest.mark.parametrize("commit", ["bare", "explicit"])
