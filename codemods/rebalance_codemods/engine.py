@@ -37,6 +37,12 @@ def migrate_bytes(source: bytes, filename: str, *, plan_only: bool = False) -> M
         return MigrationResult("too_large", reason="too deeply nested to analyse")
     except Exception as exc:  # a planner bug must be a status, not a failed run
         return MigrationResult("crashed", reason=f"{type(exc).__name__}: {_one_line(exc)}")
+    return apply_plan(source, plan, plan_only=plan_only)
+
+
+def apply_plan(source: bytes, plan: MigrationPlan, *, plan_only: bool = False) -> MigrationResult:
+    """The result of ``plan`` for ``source``: its refusals, and (unless ``plan_only``) the
+    rewritten bytes; LibCST runs only when the plan has an edit. Never raises."""
     manual = tuple(
         sorted({ManualSite(line, reason) for line, reason in plan.manual},
                key=lambda m: (m.line, m.reason))

@@ -17,11 +17,18 @@ from __future__ import annotations
 
 import ast
 import gc
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 from rebalance_lint.analysis.build import Builder, Prepared, prepare
-from rebalance_lint.analysis.model import Callback, Registration
+from rebalance_lint.analysis.migration_repository import (
+    RepositoryPlan,
+    legacy_listeners,
+    plan_repository,
+)
+from rebalance_lint.analysis.model import Analysis, Callback, Registration
 from rebalance_lint.analysis.program import Program, Unit
+from rebalance_lint.analysis.references import ClassReference, ReferenceFinder, mentioning
 from rebalance_lint.analysis.registrations import (
     resolve_function,
     resolve_listener,
@@ -61,12 +68,42 @@ def check_repository(
             gc.enable()
 
 
+def migration_repository(
+    files: Mapping[str, bytes],
+) -> tuple[dict[str, Analysis], RepositoryPlan] | None:
+    """Repository mode of ``rebalance-guard migrate DIR``: the linked model of every Kafka
+    file (each with its repository plan on ``Analysis.migration``) and the listener groups
+    to write together. None when linking fails (the caller then migrates file by file)."""
+    with _collector_paused():
+        try:
+            repository = _Repository(dict(files))
+            analyses = repository.analyse()
+        except Exception:  # RecursionError, MemoryError, a bug: single-file mode
+            return None
+    if repository.migration is None:
+        return None
+    return {p: a for p, a in analyses.items() if isinstance(a, Analysis)}, repository.migration
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic collector off while a repository's trees are alive (see check_repository)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 class _Repository:
     def __init__(self, sources: dict[str, bytes]) -> None:
         self.sources = sources
         self.prepared: dict[str, Prepared] = {}
         self.reports: dict[str, FileReport] = {}
         self.program = Program(sources, self._load)
+        self.migration: RepositoryPlan | None = None
 
     def _load(self, path: str) -> Unit | None:
         """Prepare a file on first use (a Kafka file, or one that Kafka code imports)."""
@@ -84,6 +121,13 @@ class _Repository:
         return prepared.unit
 
     def check(self) -> dict[str, FileReport]:
+        for path, analysis in self.analyse().items():
+            self.reports[path] = self._report(path, analysis)
+        return {path: self.reports[path] for path in self.sources}
+
+    def analyse(self) -> dict[str, Analysis | FileReport]:
+        """Each Kafka file's linked model (or the report of why it has none), with the
+        repository's migration plan on it (so fixable means what ``migrate DIR`` does)."""
         kafka: list[str] = []
         for path, source in self.sources.items():
             if len(source) > MAX_SOURCE_BYTES:
@@ -107,9 +151,24 @@ class _Repository:
             for callback in prepared.builder.callbacks.values():
                 for site_id in {id(site) for site in callback.sites}:
                     registered.setdefault(site_id, []).append(callback)
-        for path in kafka:
-            self.reports[path] = self._report(path, registered)
-        return {path: self.reports[path] for path in self.sources}
+        analyses = {path: self._analysis(path, registered) for path in kafka}
+        linked = {path: a for path, a in analyses.items() if isinstance(a, Analysis)}
+        try:
+            names = {cls.name for _, cls in legacy_listeners(linked)}
+            mentions = mentioning(self.sources, names) if names else {}
+            self._finder = ReferenceFinder(self.program, mentions)
+            self.migration = plan_repository(linked, self._references)
+        except Exception:  # RecursionError, a planner bug: each file planned on its own
+            for analysis in linked.values():
+                analysis.migration = None
+        return analyses
+
+    def _references(self, path: str, cls: ast.ClassDef) -> list[ClassReference]:
+        """The uses of ``cls`` (defined in ``path``) in the repository's other modules."""
+        unit = self.program.unit(path)
+        if unit is None:
+            return []
+        return self._finder.find(unit, cls)
 
     def _builder_of(self, unit: Unit) -> Builder | None:
         prepared = self.prepared.get(unit.path)
@@ -147,7 +206,7 @@ class _Repository:
             return None
         return found[0]
 
-    def _report(self, path: str, registered: dict[int, list[Callback]]) -> FileReport:
+    def _analysis(self, path: str, registered: dict[int, list[Callback]]) -> Analysis | FileReport:
         prepared = self.prepared[path]
         try:
             own = set(prepared.builder.callbacks.values())
@@ -159,10 +218,22 @@ class _Repository:
                     if callback not in own
                 }.values()
             )
-            findings = findings_for_analysis(prepared.analysis(foreign))
-            return FileReport("ok", without_suppressed(findings, prepared.text))
-        except RecursionError:
-            return FileReport("too_large", reason="too deeply nested to analyse")
+            return prepared.analysis(foreign)
         except Exception as exc:
-            reason = f"internal error in the KRB rules: {type(exc).__name__}: {exc}"
-            return FileReport("crashed", reason=reason.splitlines()[0])
+            return _failed(exc)
+
+    def _report(self, path: str, analysis: Analysis | FileReport) -> FileReport:
+        if isinstance(analysis, FileReport):
+            return analysis
+        try:
+            findings = findings_for_analysis(analysis)
+            return FileReport("ok", without_suppressed(findings, self.prepared[path].text))
+        except Exception as exc:
+            return _failed(exc)
+
+
+def _failed(exc: Exception) -> FileReport:
+    if isinstance(exc, RecursionError):
+        return FileReport("too_large", reason="too deeply nested to analyse")
+    reason = f"internal error in the KRB rules: {type(exc).__name__}: {exc}"
+    return FileReport("crashed", reason=reason.splitlines()[0])
