@@ -1,5 +1,9 @@
 """``rebalance-guard migrate PATH... [--diff | --check] [-j N]``.
 
+A directory is migrated as one repository: a listener class defined in one module and
+created and registered in others is migrated with them, or not at all (a file given on its
+own is migrated as it stands).
+
 Exit status: 0 done (or, with ``--check``, nothing to migrate); 1 when ``--check`` finds
 pending changes or any file could not be read, decoded, parsed or migrated; 2 for usage
 errors. Shapes the codemod refuses are printed as ``path:line: manual: reason`` and do not
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -22,14 +27,11 @@ from rebalance_lint.api import mentions_kafka
 from rebalance_lint.reading import Unreadable, iter_python_files, read_source
 from rebalance_lint.source import Unparsable, decode
 
-from rebalance_codemods.api import ManualSite, migrate_source
+from rebalance_codemods.api import ManualSite, MigrationResult, migrate_source
 from rebalance_codemods.files import write_atomic
+from rebalance_codemods.repository import FILES_PER_WORKER, iter_repository
 
 Mode = Literal["write", "diff", "check"]
-
-#: A worker process costs about as much as LibCST on a few files (fork, first-use warm-up):
-#: fewer candidate files than this per worker are migrated in-process instead.
-FILES_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,18 @@ def migrate_file(path: str, mode: Mode) -> Outcome:
         return Outcome(path, error=f"cannot read: {source.status}: {source.reason}")
     # planning tells whether a file would change; --check skips the rewrite
     result = migrate_source(source, path, plan_only=mode == "check")
+    return _outcome(path, source, result, mode, result.migrated_sites > 0)
+
+
+def _outcome(
+    path: str, source: bytes, result: MigrationResult, mode: Mode, pending: bool
+) -> Outcome:
+    """Report (and in write mode atomically write) one file's result; ``pending``: the plan
+    changes the file (what ``--check`` reports)."""
     if result.status != "ok":
         return Outcome(path, error=f"{result.status}: {result.reason}")
     new = result.new_source
-    changed = new is not None or (mode == "check" and result.migrated_sites > 0)
+    changed = new is not None or (mode == "check" and pending)
     outcome = Outcome(path, changed=changed, skipped=result.skipped,
                       sites=result.migrated_sites, manual=result.manual)  # fmt: skip
     if new is None:
@@ -69,6 +79,20 @@ def migrate_file(path: str, mode: Mode) -> Outcome:
         return Outcome(path, changed=True, sites=result.migrated_sites, manual=result.manual,
                        diff=_diff(path, source, new))  # fmt: skip
     return outcome
+
+
+def _directory_outcomes(root: Path, mode: Mode, jobs: int) -> Iterable[Outcome]:
+    """A directory as one repository: a listener group's files are written once all of them
+    are rewritten (:func:`rebalance_codemods.repository.iter_repository`)."""
+    sources: dict[str, bytes] = {}
+    for path in iter_python_files(root):
+        source = read_source(path)
+        if isinstance(source, Unreadable):
+            yield Outcome(str(path), error=f"cannot read: {source.status}: {source.reason}")
+        else:
+            sources[path.relative_to(root).as_posix()] = source
+    for name, result, pending in iter_repository(sources, plan_only=mode == "check", jobs=jobs):
+        yield _outcome(str(root / name), sources[name], result, mode, pending)
 
 
 def _diff(path: str, old: bytes, new: bytes) -> str:
@@ -132,8 +156,13 @@ def run(argv: Sequence[str]) -> int:
         parser.error(f"no such file or directory: {', '.join(missing)}")
     mode: Mode = "diff" if args.diff else "check" if args.check else "write"
     paths = [str(p) for given in args.paths for p in iter_python_files(given)]
+    files = [str(p) for given in args.paths if not given.is_dir() for p in iter_python_files(given)]
+    outcomes = itertools.chain(
+        _outcomes(files, mode, args.jobs),
+        *(_directory_outcomes(given, mode, args.jobs) for given in args.paths if given.is_dir()),
+    )
     changed = errors = skipped = manual = 0
-    for outcome in _outcomes(paths, mode, args.jobs):
+    for outcome in outcomes:
         for site in outcome.manual:
             print(f"{outcome.path}:{site.line}: manual: {site.reason}")
         manual += len(outcome.manual)
