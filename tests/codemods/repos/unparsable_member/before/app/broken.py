@@ -1,0 +1,4 @@
+from app.listeners import CommitOnRevoke
+
+def make(consumer, log)
+    return CommitOnRevoke(consumer, log)
