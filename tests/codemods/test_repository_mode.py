@@ -1,7 +1,7 @@
 """``rebalance-guard migrate DIR``: a listener class defined in one module and created and
 registered in others is migrated together with them, or not at all.
 
-Each ``repos/<case>/before`` is a repository; ``after`` is what ``migrate DIR`` makes of it.
+Each ``fixtures/repos/<case>/before`` is a repository; ``after`` is what ``migrate DIR`` makes of it.
 Negative cases keep the class byte-identical, with a refusal naming the other file:line.
 """
 
@@ -19,7 +19,7 @@ from rebalance_lint import check_repository
 
 from tests.codemods.examples import run_cli
 
-REPOS = Path(__file__).parent / "repos"
+REPOS = Path(__file__).parent / "fixtures" / "repos"
 CASES = sorted(p.name for p in REPOS.iterdir() if (p / "before").is_dir())
 MIGRATION_CODES = {"KRB201", "KRB202", "KRB203"}
 LISTENERS = "app/listeners.py"
