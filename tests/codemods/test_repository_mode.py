@@ -2,7 +2,8 @@
 registered in others is migrated together with them, or not at all.
 
 Each ``fixtures/repos/<case>/before`` is a repository; ``after`` is what ``migrate DIR``
-makes of it. Negative cases keep the class byte-identical, with a refusal naming the other file:line.
+makes of it. Negative cases keep the class byte-identical, with a refusal naming the other
+file:line.
 """
 
 from __future__ import annotations
