@@ -1,6 +1,6 @@
 """How much of the KRB2xx advice ``rebalance-guard migrate`` fixes on its own, and why not the rest.
 
-Usage: ``python benchmarks/migration_refusals.py DIR [DIR ...]``
+Usage: ``python benchmarks/migration_refusals.py [--repository] DIR [DIR ...]``
 
 For every ``*.py`` file under the directories (each file on its own, as ``migrate FILE`` sees
 it): the KRB201-KRB203 findings of ``rebalance-guard check`` and how many of them are fixable
@@ -9,6 +9,11 @@ its reason with the names and line numbers taken out (the reason's template in t
 source). Also counted: files the migration would change, files where it failed (a status other
 than ok: a crash, or output that would not parse) and files where a second run would change
 something more (not idempotent).
+
+``--repository``: each directory is one repository, as ``rebalance-guard check DIR`` and
+``migrate DIR`` see it (findings from ``check_repository``, the migration from
+``rebalance_codemods.repository.migrate_repository``: a listener class in one module is
+migrated with its registrations in the others).
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from rebalance_codemods.api import migrate_source
-from rebalance_lint import check_source
-from rebalance_lint.analysis import migration_confluent, migration_listeners
+from rebalance_codemods.api import MigrationResult, migrate_source
+from rebalance_codemods.repository import migrate_repository
+from rebalance_lint import check_repository, check_source
+from rebalance_lint.analysis import migration_confluent, migration_listeners, migration_repository
+from rebalance_lint.report import FileReport
 
 MIGRATION_CODES = frozenset({"KRB201", "KRB202", "KRB203"})
 _LISTENER_PREFIX = re.compile(r"listener class [\w.]+: ")
@@ -36,7 +43,7 @@ _BY_HAND_SUFFIX = re.compile(r" \(line \d+\); migrate it by hand$")
 def _templates() -> list[tuple[re.Pattern[str], str]]:
     """Every refusal message the planners can produce, as (regex, template with ``{}``)."""
     found: dict[str, re.Pattern[str]] = {}
-    for module in (migration_listeners, migration_confluent):
+    for module in (migration_listeners, migration_confluent, migration_repository):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if isinstance(node, ast.JoinedStr):
                 parts = [(v.value if isinstance(v, ast.Constant) else None) for v in node.values]
@@ -83,9 +90,40 @@ def python_files(roots: list[Path]) -> Iterator[Path]:
             yield from sorted(p for p in root.rglob("*.py") if p.is_file())
 
 
+Outcome = tuple[str, bytes, FileReport, MigrationResult, bool]  # path, source, ..., idempotent
+
+
+def single_files(roots: list[Path]) -> Iterator[Outcome]:
+    for path in python_files(roots):
+        source = path.read_bytes()
+        result = migrate_source(source, str(path))
+        again = (
+            result.new_source is not None
+            and migrate_source(result.new_source, str(path)).new_source is not None
+        )
+        yield str(path), source, check_source(source, str(path)), result, not again
+
+
+def repositories(roots: list[Path]) -> Iterator[Outcome]:
+    for root in roots:
+        if root.is_file():
+            yield from single_files([root])
+            continue
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in python_files([root])}
+        reports = check_repository(files)
+        done = migrate_repository(files)
+        after = {path: done.results[path].new_source or source for path, source in files.items()}
+        again = migrate_repository(after).pending
+        for path, source in files.items():
+            name = str(root / path)
+            yield name, source, reports[path], done.results[path], path not in again
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--repository", action="store_true",
+                        help="each directory is one repository (check/migrate DIR)")  # fmt: skip
     args = parser.parse_args(argv)
     started = time.perf_counter()
     files = changed = 0
@@ -94,25 +132,25 @@ def main(argv: list[str]) -> int:
     sites = Counter[str]()
     fixable = Counter[str]()
     reasons = Counter[str]()
-    for path in python_files(args.paths):
+    outcomes = repositories(args.paths) if args.repository else single_files(args.paths)
+    for path, _source, report, result, idempotent in outcomes:
         files += 1
-        source = path.read_bytes()
-        for finding in check_source(source, str(path)).findings:
+        for finding in report.findings:
             if finding.code in MIGRATION_CODES:
                 sites[finding.code] += 1
                 fixable[finding.code] += finding.fixable
-        result = migrate_source(source, str(path))
         if result.status != "ok":
             broken.append(f"{path}: {result.status}: {result.reason}")
             continue
         reasons.update(normalise(site.reason) for site in result.manual)
         if result.new_source is not None:
             changed += 1
-            if migrate_source(result.new_source, str(path)).new_source is not None:
-                not_idempotent.append(str(path))
+            if not idempotent:
+                not_idempotent.append(path)
     total, automatic = sum(sites.values()), sum(fixable.values())
     share = 100 * automatic / total if total else 100.0
-    print(f"paths: {' '.join(str(p) for p in args.paths)}")
+    mode = "repository (each directory)" if args.repository else "single file"
+    print(f"paths: {' '.join(str(p) for p in args.paths)} ({mode})")
     print(
         f"files: {files}, migrated: {changed}, broken: {len(broken)}, "
         f"not idempotent: {len(not_idempotent)}"
