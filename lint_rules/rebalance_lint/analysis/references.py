@@ -49,10 +49,12 @@ def mentioning(sources: Mapping[str, bytes], names: Iterable[str]) -> dict[str, 
     out: dict[str, list[str]] = {name: [] for name in wanted}
     if not wanted:
         return out
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in wanted) + rb")\b")
+    encoded = [(name, name.encode()) for name in wanted]
+    words = {name: re.compile(rb"\b" + re.escape(raw) + rb"\b") for name, raw in encoded}
     for path, source in sources.items():
-        for name in {m.decode() for m in pattern.findall(source)}:
-            out[name].append(path)
+        for name, raw in encoded:  # a substring test first: far cheaper than a regex scan
+            if raw in source and words[name].search(source):
+                out[name].append(path)
     return out
 
 
