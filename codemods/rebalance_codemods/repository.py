@@ -9,6 +9,7 @@ whole (no file of it is returned as changed), and each withheld file says why.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -59,6 +60,20 @@ def iter_repository(
     group (and of the groups it shares files with) comes once all of them are rewritten, so
     a caller writing each one as it comes never writes a class without its registrations.
     LibCST rewrites run in ``jobs`` processes when there are enough of them."""
+    collecting = gc.isenabled()
+    gc.disable()  # the linked trees stay alive: a collection would rescan them (see below)
+    try:
+        yield from _iter_repository(files, plan_only, jobs)
+    finally:
+        if collecting:  # the survivors join the oldest generation without a full collection
+            gc.freeze()
+            gc.enable()
+            gc.unfreeze()
+
+
+def _iter_repository(
+    files: Mapping[str, bytes], plan_only: bool, jobs: int
+) -> Iterator[tuple[str, MigrationResult, bool]]:
     linked = migration_repository(files)
     analyses, groups = (linked[0], linked[1].groups) if linked is not None else ({}, [])
     component = _components(groups)
