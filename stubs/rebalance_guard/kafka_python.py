@@ -503,11 +503,19 @@ class _ConsumerState:
 
         ``KafkaConsumer.close()`` calls it on the user's (the polling) thread, where 2.x runs
         every callback; no rebalance can run alongside, and the member is still in the group
-        (a member without a generation gets ``on_partitions_lost``, as in Java).
+        (a member without a generation gets ``on_partitions_lost``, as in Java). Nothing is
+        called when a join that a poll left unfinished already revoked them.
         """
         failure: Exception | None = None
         listener = self._subscription.rebalance_listener
-        if isinstance(listener, _InlineGuard) and self._subscription.partitions_auto_assigned():
+        if (
+            isinstance(listener, _InlineGuard)
+            and self._subscription.partitions_auto_assigned()
+            # A join that close() interrupts has revoked them already (kafka-python 2 keeps
+            # them listed until the join completes; Java's eager onJoinPrepare clears them),
+            # and kafka-python refuses commits meanwhile (RebalanceInProgressError).
+            and not getattr(self._coordinator, "rejoining", False)
+        ):
             revoked = set(self._subscription.assigned_partitions())
             if revoked:
                 try:

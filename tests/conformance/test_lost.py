@@ -111,10 +111,18 @@ def run_lost(broker: Broker, driver: Any, protocol: str) -> Lost:
         entries.clear()  # from here on: the stall and what follows
 
         def stall() -> None:
+            """Past both timeouts, and on until M owns everything (the group moved on: a
+            client hiccup, e.g. a SyncGroup kafka-python 2 cancels under load, can delay
+            that), so L's partitions are another member's when L polls again."""
             time.sleep(STALL_S)
+            deadline = time.monotonic() + 60
+            while _most_owned(mm, stall_started, time.monotonic()) != everything and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.1)
 
         stall_started = time.monotonic()
-        lm.call(stall, timeout=STALL_S + 60)  # L's polling thread: nothing polls meanwhile
+        lm.call(stall, timeout=STALL_S + 120)  # L's polling thread: nothing polls meanwhile
         wait_until(lambda: any(e.kind == "lost" for e in entries) or any(
             e.kind == "revoked" and e.partitions for e in entries
         ), "L's lost callback", all_members, 60)  # fmt: skip

@@ -126,3 +126,45 @@ def test_every_message_processed_once_across_rebalances(
     assert duplicates == 0, f"{duplicates} messages processed twice; callbacks: {history}"
     assert sorted(processed) == list(range(sent)), "messages missing"
     assert sent > 1000  # the producer really wrote throughout the rebalances
+
+
+def test_close_during_an_unfinished_join_does_not_revoke_twice(broker: Broker) -> None:
+    """kafka-python 2: a poll() that timed out inside a join has revoked already; close() then
+    must not revoke (and commit) the same partitions again.
+
+    kafka-python 2 keeps revoked partitions listed until the join completes and refuses
+    commits meanwhile (RebalanceInProgressError), so a second revocation on close() made
+    close() raise. Found by the conformance suite closing three members at once.
+    """
+    if KP3:
+        pytest.skip(
+            "kafka-python 3 through rebalance_guard: poll() waits for a join in flight, so "
+            "close() after a poll never meets an unfinished join"
+        )
+    topic = broker.create_topic(partitions=2)
+    group_id = broker.group()
+    processed: list[int] = []
+    with fleet() as group:
+        listeners = [CommitOnRevoke(processed, bare=True) for _ in range(3)]
+        consumers = []
+        for listener in listeners[:2]:
+            consumer = make_consumer(broker.bootstrap, group_id)
+            set_rebalance_listener(consumer, listener)
+            consumer.subscribe([topic])
+            consumers.append(group.add(consumer, listener.process))
+        group.until(lambda: group.balanced(2), "two members")
+        a, b = consumers
+        third = make_consumer(broker.bootstrap, group_id)
+        set_rebalance_listener(third, listeners[2])
+        third.subscribe([topic])
+        with group.holding(a):  # a does not rejoin: the broker holds b's join open for it
+            group.add(third, listeners[2].process)
+            group.until(
+                lambda: sum(kind == "revoked" and bool(p) for kind, p in listeners[1].events),
+                "b to revoke for the new member's join",
+            )
+            group.remove(b)  # b's last poll left its join unfinished
+            revocations = len(listeners[1].events)
+            b.close(autocommit=False)  # raised RebalanceInProgressError before the fix
+            assert len(listeners[1].events) == revocations, listeners[1].events
+    assert not group.poll_errors
