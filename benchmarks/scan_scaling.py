@@ -17,8 +17,8 @@ Contenders, all on the same files:
   outputs), after a warm-up scan that starts the Python workers; the JVM start is reported
   separately because a long-lived cluster pays it once.
 - ``rebalance-guard check`` in one process (the rules only, as a developer runs it).
-- one process calling the scan's per-file function (rules + migration dry-run), i.e. the
-  scan's work without Spark.
+- one process calling the scan's per-repository function (rules on each repository at once,
+  as ``check DIR``, + each file's migration dry-run), i.e. the scan's work without Spark.
 Times are wall-clock minima over ``--repeat``; the script prints ratios and asserts nothing.
 The goal of issue 14: each scan's job time within 2x of ``check`` on the same files.
 """
@@ -40,7 +40,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rebalance_scan.executor import scan_file
+from rebalance_scan.executor import read_entries, scan_repository
+from rebalance_scan.partitioning import group_repositories
 from rebalance_scan.reading import ScanOptions
 from rebalance_scan.scan import list_inputs, scan_to_directory
 from rebalance_scan.session import spark_session
@@ -178,13 +179,15 @@ def time_check(fleet: Path, repeat: int) -> tuple[tuple[float, float], int]:
 
 
 def time_single_process(fleet: Path, repeat: int, options: ScanOptions) -> tuple[float, float]:
-    """The scan's per-file function over the corpus in this one process."""
+    """The scan's per-repository function (rules on each repository at once, then each file's
+    dry-run) over the corpus in this one process."""
     repos, _ = resolve_sources([], [str(fleet)])
-    refs = list(list_inputs(repos, []).files)
+    grouped = group_repositories(list_inputs(repos, []).files)
 
     def loop() -> None:
-        for ref in refs:
-            scan_file(ref.repo, ref.path, ref.root, None, options)
+        for r in grouped:
+            for _ in scan_repository(r.repo, read_entries(r.root, r.paths, options), options):
+                pass
 
     return best(repeat, loop, time.process_time)
 
@@ -228,7 +231,7 @@ def main() -> None:
         )
         single = {mode: time_single_process(fleet, args.repeat, o) for mode, o in MODES.items()}
         rows.extend(
-            (f"1 process, scan's per-file work, {mode}", t, "") for mode, t in single.items()
+            (f"1 process, scan's per-repo work, {mode}", t, "") for mode, t in single.items()
         )
         scans: dict[tuple[str, str], tuple[float, float]] = {}
         for master in args.masters:

@@ -51,7 +51,9 @@ def check_repository(
     :func:`rebalance_lint.check_source` gives it, and an internal error while linking
     falls back to checking each file on its own.
     """
-    sources = dict(files.items() if isinstance(files, Mapping) else files)
+    # A mapping is read, not copied: the fleet scan passes one that keeps files without
+    # Kafka on disk and reads one back only when a Kafka module imports it.
+    sources = files if isinstance(files, Mapping) else dict(files)
     # Every Kafka file's tree stays alive until the repository is checked; the cyclic
     # collector would rescan that growing heap after every few thousand allocations (it
     # doubled the cost on site-packages), and trees have no cycles to collect.
@@ -98,7 +100,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 class _Repository:
-    def __init__(self, sources: dict[str, bytes]) -> None:
+    def __init__(self, sources: Mapping[str, bytes]) -> None:
         self.sources = sources
         self.prepared: dict[str, Prepared] = {}
         self.reports: dict[str, FileReport] = {}

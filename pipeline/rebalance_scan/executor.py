@@ -1,21 +1,32 @@
 """What runs on executors: one row per file from the shared lint and codemod entry points.
 
-The rules and the migration dry-run are the functions ``rebalance-guard check`` and ``migrate``
-call (``rebalance_lint.check_source``, ``rebalance_codemods.api.migrate_source``);
-this module only reads files, guards against crashes, and shapes Arrow batches.
+The rules are the function ``rebalance-guard check DIR`` calls, once per repository
+(``rebalance_lint.check_repository``: listener classes, helpers and consumers resolved
+across the repository's modules), so a repository's findings are ``check``'s on the same
+files. The migration dry-run is ``migrate``'s (``rebalance_codemods.api.migrate_source``),
+per file: the codemods have no repository mode. This module only reads files, guards
+against crashes, and shapes Arrow batches.
+
+A repository is checked in one task, its files held together (the rules link them). Files
+that mention Kafka stay in memory (the rules parse them all and keep their trees until the
+repository is linked); the others are only needed when a Kafka module imports one, so past
+:attr:`ScanOptions.memory_bytes` they go to a temporary file and are read back on demand.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import gc
 import io
 import itertools
+import tempfile
 import tokenize
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any
 
 import pyarrow as pa
+from rebalance_lint.api import FileReport, mentions_kafka
 
 from rebalance_scan.reading import ScanOptions, Unreadable, check_content, read_repo_file
 
@@ -115,42 +126,38 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     return text.encode(encoding, errors="surrogateescape")
 
 
-def scan_content(
-    repo: str, path: str, content: bytes, dry_run: bool = True, diffs: bool = False
-) -> Row:
-    """Lint and dry-run-migrate one file's bytes; any exception becomes a ``crashed`` status.
+def _crashed(error: BaseException) -> FileReport:
+    return FileReport("crashed", reason=_crash_reason(error))
 
-    The dry-run plans from the program model (``plan_only=True``, no LibCST); with ``diffs``
-    the codemods also rewrite the file in memory (LibCST) and the row carries the diff.
-    """
+
+def _checked(row: Row, report: FileReport) -> Row:
+    """``row`` with what the rules said about the file."""
+    row.update(
+        status=report.status,
+        reason=report.reason,
+        kafka=not report.skipped,
+        findings=[
+            {
+                "line": f.line,
+                "col": f.col,
+                "code": f.code,
+                "message": f.message,
+                "fixable": f.fixable,
+            }
+            for f in sorted(report.findings)
+        ],
+    )
+    return row
+
+
+def _dry_run(row: Row, content: Callable[[], bytes], options: ScanOptions) -> Row:
+    """The migration dry-run of one checked file (per file: the codemods see one file)."""
     from rebalance_codemods.api import migrate_source
-    from rebalance_lint import check_source
 
-    row = _row(repo, path, len(content), "ok", "")
-    try:
-        report = check_source(content, path)
-    except Exception as error:  # RecursionError, MemoryError... a bad file is a row
-        row.update(status="crashed", reason=_crash_reason(error))
-    else:
-        row.update(
-            status=report.status,
-            reason=report.reason,
-            kafka=not report.skipped,
-            findings=[
-                {
-                    "line": f.line,
-                    "col": f.col,
-                    "code": f.code,
-                    "message": f.message,
-                    "fixable": f.fixable,
-                }
-                for f in sorted(report.findings)
-            ],
-        )
     if row["status"] != "ok":  # what the rules cannot parse, the codemods cannot rewrite
         row.update(migration_status="not_run", migration_reason=f"file is {row['status']}")
         return row
-    if not dry_run:
+    if not options.dry_run:
         row.update(migration_reason="dry-run disabled")
         return row
     if not any(str(finding["code"]).startswith("KRB2") for finding in row["findings"]):
@@ -159,10 +166,12 @@ def scan_content(
         # has nothing to plan, so the planner does not even build its edits.
         row.update(migration_status="not_needed", migration_reason="no migration site")
         return row
+    path = row["path"]
     try:
+        source = content()
         # Planning decides the counts and whether the file would change; the rewrite itself
         # (LibCST's import visitors, most of a migration's cost) is not needed for readiness.
-        migration = migrate_source(content, path, plan_only=not diffs)
+        migration = migrate_source(source, path, plan_only=not options.diffs)
     except Exception as error:
         row.update(migration_status="crashed", migration_reason=_crash_reason(error))
     else:
@@ -173,25 +182,144 @@ def scan_content(
             manual=[{"line": m.line, "reason": m.reason} for m in migration.manual],
             would_change=migration.migrated_sites > 0,
         )
-        if migration.new_source is not None and migration.new_source != content:
-            row.update(diff=unified_diff(path, content, migration.new_source))
+        if migration.new_source is not None and migration.new_source != source:
+            row.update(diff=unified_diff(path, source, migration.new_source))
     return row
 
 
-def scan_file(
-    repo: str, path: str, root: str | None, content: bytes | None, options: ScanOptions
+def scan_content(
+    repo: str, path: str, content: bytes, dry_run: bool = True, diffs: bool = False
 ) -> Row:
-    """One input row to one result row: read from ``root`` when no content was given."""
-    data: bytes | Unreadable
-    if root is not None and content is None:
-        data = read_repo_file(root, path, options.max_bytes)
-    else:
-        problem = check_content(content, options.max_bytes)
-        data = problem if problem is not None else content or b""
-    if isinstance(data, Unreadable):
-        size = len(content) if content is not None else 0
-        return _row(repo, path, size, data.status, data.reason)
-    return scan_content(repo, path, data, options.dry_run, options.diffs)
+    """Lint (on its own, ``check_source``) and dry-run-migrate one file's bytes; any exception
+    becomes a ``crashed`` status.
+
+    The dry-run plans from the program model (``plan_only=True``, no LibCST); with ``diffs``
+    the codemods also rewrite the file in memory (LibCST) and the row carries the diff.
+    """
+    from rebalance_lint import check_source
+
+    try:
+        report = check_source(content, path)
+    except Exception as error:  # RecursionError, MemoryError... a bad file is a row
+        report = _crashed(error)
+    row = _checked(_row(repo, path, len(content), "ok", ""), report)
+    return _dry_run(row, lambda: content, ScanOptions(dry_run=dry_run, diffs=diffs))
+
+
+class RepositoryFiles(Mapping[str, bytes]):
+    """One repository's readable files, in the order given, for ``check_repository``.
+
+    Files that mention Kafka are kept in memory; the others too until ``memory_bytes`` of
+    them are held, then they are appended to a temporary file and read back when asked for
+    (the rules ask only for a module a Kafka file imports). Close it to drop the file.
+    """
+
+    def __init__(self, memory_bytes: int) -> None:
+        self._budget = memory_bytes
+        self._held = 0
+        self._memory: dict[str, bytes] = {}
+        self._spilled: dict[str, tuple[int, int]] = {}  # path -> (offset, length)
+        self._order: dict[str, None] = {}
+        self._spill: IO[bytes] | None = None
+
+    def add(self, path: str, content: bytes) -> None:
+        if path in self._order:
+            raise KeyError(f"{path} given twice")
+        self._order[path] = None
+        if self._held + len(content) <= self._budget:
+            self._memory[path] = content
+            self._held += len(content)
+            return
+        if mentions_kafka(content):  # parsed in any case: its tree outweighs its bytes
+            self._memory[path] = content
+            return
+        if self._spill is None:
+            # open as long as the mapping: close() closes it (and the OS deletes it)
+            self._spill = tempfile.TemporaryFile(prefix="rebalance-scan-")  # noqa: SIM115
+        offset = self._spill.seek(0, io.SEEK_END)
+        self._spill.write(content)
+        self._spilled[path] = (offset, len(content))
+
+    @property
+    def spilled(self) -> int:
+        """How many files are held on disk rather than in memory."""
+        return len(self._spilled)
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._memory:
+            return self._memory[path]
+        offset, length = self._spilled[path]
+        assert self._spill is not None
+        self._spill.seek(offset)
+        return self._spill.read(length)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._order
+
+    def close(self) -> None:
+        self._memory.clear()
+        self._spilled.clear()
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
+
+
+#: One file of a repository as read: its path, its bytes (or why not), its size for the row.
+Entry = tuple[str, "bytes | Unreadable", int]
+
+
+def _check_files(files: RepositoryFiles) -> dict[str, FileReport]:
+    """``check_repository`` (which never raises for bad input); should it fail all the same,
+    each file is checked on its own and a file that crashes is a ``crashed`` row."""
+    from rebalance_lint import check_repository, check_source
+
+    try:
+        return check_repository(files)
+    except Exception:
+        reports: dict[str, FileReport] = {}
+        for path in files:
+            try:
+                reports[path] = check_source(files[path], path)
+            except Exception as error:
+                reports[path] = _crashed(error)
+        return reports
+
+
+def scan_repository(repo: str, entries: Iterable[Entry], options: ScanOptions) -> Iterator[Row]:
+    """One row per entry of one repository: the rules on all its readable files at once
+    (``check_repository``, as ``rebalance-guard check DIR``), then each file's dry-run.
+
+    An unreadable entry is a status row and never reaches the rules; a file the rules cannot
+    parse (syntax error, undecodable, too deeply nested) gets its status from them, and the
+    rest of the repository is checked without it. A path given twice (datasets) or no path
+    at all is checked on its own, as a single file.
+    """
+    files = RepositoryFiles(options.memory_bytes)
+    sizes: dict[str, int] = {}
+    alone: list[tuple[str, bytes]] = []
+    try:
+        for path, data, size in entries:
+            if isinstance(data, Unreadable):
+                yield _row(repo, path, size, data.status, data.reason)
+            elif not isinstance(path, str) or path in files:
+                alone.append((path, data))
+            else:
+                files.add(path, data)
+                sizes[path] = size
+        reports = _check_files(files) if files else {}
+        for path in files:
+            row = _checked(_row(repo, path, sizes[path], "ok", ""), reports[path])
+            yield _dry_run(row, functools.partial(files.__getitem__, path), options)
+    finally:
+        files.close()
+    for path, data in alone:
+        yield scan_content(repo, path, data, options.dry_run, options.diffs)
 
 
 def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:
@@ -202,26 +330,51 @@ def _batches(rows: Iterator[Row], progress: Any) -> Iterator[pa.RecordBatch]:
         yield pa.RecordBatch.from_pylist(chunk, schema=RESULT_SCHEMA)
 
 
-def scan_paths(
-    refs: list[tuple[str, str, str]], options: ScanOptions, progress: Any = None
+def read_entries(root: str, paths: Iterable[str], options: ScanOptions) -> Iterator[Entry]:
+    """The files of a repository checkout the executor can read, without following symlinks."""
+    for path in paths:
+        data = read_repo_file(root, path, options.max_bytes)
+        yield path, data, len(data) if isinstance(data, bytes) else 0
+
+
+def scan_checkouts(
+    repos: Iterable[tuple[str, str, list[str]]], options: ScanOptions, progress: Any = None
 ) -> Iterator[pa.RecordBatch]:
-    """Scan ``(repo, path, root)`` files from a repository checkout the executor can read."""
+    """Scan ``(repo, root, paths)`` repository checkouts, each repository as one."""
     gc.freeze()  # the rules allocate many short-lived AST nodes; skip scanning old objects
-    rows = (scan_file(repo, path, root, None, options) for repo, path, root in refs)
+    rows = (
+        row
+        for repo, root, paths in repos
+        for row in scan_repository(repo, read_entries(root, paths, options), options)
+    )
     yield from _batches(rows, progress)
 
 
-def scan_batches(
+def _dataset_entry(path: str, content: bytes | None, options: ScanOptions) -> Entry:
+    problem = check_content(content, options.max_bytes)
+    size = len(content) if content is not None else 0
+    return path, problem if problem is not None else content or b"", size
+
+
+def scan_sorted_batches(
     batches: Iterator[pa.RecordBatch], options: ScanOptions, progress: Any = None
 ) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` body for dataset rows: input columns ``repo, path, content``."""
+    """The ``mapInArrow`` body for dataset rows (``repo, path, content``) that arrive sorted
+    by repository: each run of one repository's rows is scanned as one repository, holding
+    only that repository (whatever the partition's size)."""
     gc.freeze()
-    for batch in batches:
-        columns = batch.to_pydict()
-        rows = (
-            scan_file(repo, path, None, content, options)
-            for repo, path, content in zip(
-                columns["repo"], columns["path"], columns["content"], strict=True
-            )
+    cells = (
+        cell
+        for batch in batches
+        for cell in zip(
+            *(batch.column(name).to_pylist() for name in ("repo", "path", "content")), strict=True
         )
-        yield from _batches(rows, progress)
+    )
+    rows = (
+        row
+        for repo, group in itertools.groupby(cells, key=lambda cell: cell[0])
+        for row in scan_repository(
+            repo, (_dataset_entry(path, content, options) for _, path, content in group), options
+        )
+    )
+    yield from _batches(rows, progress)

@@ -13,18 +13,29 @@ from dataclasses import dataclass
 from rebalance_lint.api import MAX_SOURCE_BYTES
 from rebalance_lint.reading import Unreadable, check_content, read_source
 
-__all__ = ["DEFAULT_MAX_BYTES", "ScanOptions", "Unreadable", "check_content", "read_repo_file"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MEMORY_BYTES",
+    "ScanOptions",
+    "Unreadable",
+    "check_content",
+    "read_repo_file",
+]
 
 DEFAULT_MAX_BYTES = MAX_SOURCE_BYTES  # where check_source itself stops parsing
+DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024  # per repository, per Python worker (one per core)
 
 
 @dataclass(frozen=True)
 class ScanOptions:
-    """Per-file settings shipped to executors."""
+    """Settings shipped to executors."""
 
     max_bytes: int = DEFAULT_MAX_BYTES  # larger files are reported too_large, never read whole
     dry_run: bool = True  # False: rules only, no migration dry-run (faster, no readiness)
     diffs: bool = False  # True: also rewrite (LibCST) and return each file's unified diff
+    #: bytes of one repository's files held in memory while it is checked; past that, files
+    #: that do not mention Kafka wait in a temporary file (rebalance_scan.executor)
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
 
 
 def _inside(path: str, root: str) -> bool:

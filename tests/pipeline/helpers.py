@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rebalance_scan.reading import DEFAULT_MAX_BYTES, ScanOptions
+from rebalance_scan.reading import DEFAULT_MAX_BYTES, DEFAULT_MEMORY_BYTES, ScanOptions
 from rebalance_scan.scan import ScanResult, list_inputs, scan_to_directory
 from rebalance_scan.sources import resolve_sources
 
@@ -30,11 +30,11 @@ def run_scan(
     max_bytes: int = DEFAULT_MAX_BYTES,
     dry_run: bool = True,
     diffs: bool = False,
+    memory_bytes: int = DEFAULT_MEMORY_BYTES,
 ) -> ScanResult:
     repos, datasets = resolve_sources(sources or [], fleets or [])
-    return scan_to_directory(
-        spark, list_inputs(repos, datasets), out, ScanOptions(max_bytes, dry_run, diffs)
-    )
+    options = ScanOptions(max_bytes, dry_run, diffs, memory_bytes)
+    return scan_to_directory(spark, list_inputs(repos, datasets), out, options)
 
 
 def synthetic_fleet() -> Any:

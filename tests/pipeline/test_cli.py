@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rebalance_scan.scan import ScanResult
 
 BIN = Path(sys.executable).parent
+REPO_FIXTURE = ROOT / "tests" / "lint" / "fixtures" / "repo_listener_elsewhere"
 
 
 def _readme_scan_command() -> list[str]:
@@ -76,10 +77,12 @@ def test_spark_submit_on_two_executor_jvms_matches_local_1(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     """The unchanged job under spark-submit on local-cluster[2,1,1024] (two executor JVMs,
-    each with its own Python workers) gives what the fixture's local[1] gives."""
+    each with its own Python workers) gives what the fixture's local[1] gives, repository
+    mode included (a listener class in one module, registered in another)."""
     import pyspark
 
     fleet = copy_fleet(EXAMPLE_FLEET, tmp_path / "fleet")
+    shutil.copytree(REPO_FIXTURE, fleet / REPO_FIXTURE.name)
     outside = tmp_path / "outside"
     outside.mkdir()
     add_bad_files(fleet / "payments-worker", outside)
@@ -109,6 +112,11 @@ def test_spark_submit_on_two_executor_jvms_matches_local_1(
     )
     assert _files(cluster) == _files(local.out)
     assert _table(cluster / "readiness.parquet") == _table(local.out / "readiness.parquet")
+    # KRB201 on the listener's constructor needs main.py's registration: repository mode
+    assert any(
+        (f["repo"], f["path"], f["code"]) == (REPO_FIXTURE.name, "app/listeners.py", "KRB201")
+        for f in _table(cluster / "findings.parquet")
+    )
 
 
 def test_usage_errors_exit_2_before_starting_spark(

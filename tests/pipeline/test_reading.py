@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from rebalance_scan.atomic_dir import MARKER, OutputError, atomic_directory
-from rebalance_scan.partitioning import balance, partition_count
+from rebalance_scan.partitioning import balance, group_repositories, partition_count
 from rebalance_scan.reading import Unreadable, check_content, read_repo_file
 from rebalance_scan.sources import FileRef, Repository, SourceError, list_files, resolve_sources
 
@@ -108,14 +108,22 @@ def test_listing_skips_vcs_and_caches_and_reports_symlinked_dirs(tmp_path: Path)
     assert listed == ["a.py", "pkg/b.py", "vendor"]
 
 
-def test_partitions_are_balanced_by_size() -> None:
+def test_partitions_are_balanced_by_size_with_each_repository_whole() -> None:
+    sizes = {"big": [900], "mid": [500], "small": [400], "many": [1] * 9}
     files = [
-        FileRef("r", "/", f"f{i}.py", size) for i, size in enumerate([900, 500, 400] + [1] * 9)
+        FileRef(repo, f"/{repo}", f"f{i}.py", size)
+        for repo, repo_sizes in sizes.items()
+        for i, size in enumerate(repo_sizes)
     ]
-    buckets = balance(files, 2)
-    loads = sorted(sum(f.size for f in bucket) for bucket in buckets)
-    assert loads[1] - loads[0] <= 600
-    assert sorted(f.path for b in buckets for f in b) == sorted(f.path for f in files)
+    repos = group_repositories(files)
+    assert [r.repo for r in repos] == list(sizes)  # listing order
+    assert repos[3].paths == tuple(f"f{i}.py" for i in range(9))
+    buckets = balance(repos, 2)
+    loads = sorted(sum(r.weight for r in bucket) for bucket in buckets)
+    assert loads[1] - loads[0] <= max(r.weight for r in repos)  # longest-first's bound
+    assert [[r.repo for r in b] for b in buckets] == [["many"], ["big", "mid", "small"]]
+    assert sorted(r.repo for b in buckets for r in b) == sorted(sizes)  # each repository once
+    assert len(balance(repos, 10)) == 4  # never more tasks than repositories
     assert partition_count(0, 2) == 1 and partition_count(3, 2) == 3
     assert partition_count(100_000, 2) == 500
     # without LibCST rewrites (no --diffs) fewer, larger tasks: each task has a fixed cost

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from rebalance_codemods.api import migrate_source
-from rebalance_lint import check_source
+from rebalance_lint import check_repository, check_source
 from rebalance_scan.scan_command import _first_line
 from rebalance_scan.sources import SourceError
 
@@ -32,15 +32,15 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 def _direct_findings(fleet: Path) -> list[tuple[str, str, int, int, str, str, bool]]:
-    """What the shared rule entry point says about every .py file of the fleet."""
+    """What the shared rule entry point says about each repository of the fleet."""
     keys: list[tuple[str, str, int, int, str, str, bool]] = []
-    for file in sorted(fleet.rglob("*.py")):
-        repo, *parts = file.relative_to(fleet).parts
-        rel = "/".join(parts)
-        report = check_source(file.read_bytes(), rel)
-        keys.extend(
-            (repo, rel, f.line, f.col, f.code, f.message, f.fixable) for f in report.findings
-        )
+    for repo in sorted(p for p in fleet.iterdir() if p.is_dir()):
+        files = {f.relative_to(repo).as_posix(): f.read_bytes() for f in sorted(repo.rglob("*.py"))}
+        for rel, report in check_repository(files).items():
+            keys.extend(
+                (repo.name, rel, f.line, f.col, f.code, f.message, f.fixable)
+                for f in report.findings
+            )
     return sorted(keys)
 
 
