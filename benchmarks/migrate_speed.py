@@ -46,6 +46,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "examples" / "legacy"
+#: the legacy example programs copied into the corpus (each needs a migration)
+LEGACY_COUNT = len(list(LEGACY.glob("*.py")))
 CLIENTS = {"kafka", "aiokafka", "confluent_kafka", "rebalance_guard"}
 MAX_FILE_BYTES = 1_000_000  # generated giants say little about real code
 
@@ -126,7 +128,7 @@ def best(runs: list[Timing]) -> Timing:
 
 def busy_jobs(base: Path, copies: int, repeat: int) -> None:
     """``-j 1`` vs ``-j 2`` when every file is a Kafka program that needs LibCST."""
-    print(f"\nbusy corpus: {3 * copies} legacy Kafka programs, nothing else")
+    print(f"\nbusy corpus: {LEGACY_COUNT * copies} legacy Kafka programs, nothing else")
     for flags in (["--check"], []):
         walls = {}
         for jobs in ("1", "2"):
@@ -164,7 +166,7 @@ def main() -> int:
         files, size = build_corpus(corpus, args.megabytes, args.kafka_copies, args.with_clients)
         listing = Path(tmp) / "files.txt"
         listing.write_text("\n".join(str(f) for f in files))
-        kafka_files = 3 * args.kafka_copies
+        kafka_files = LEGACY_COUNT * args.kafka_copies
         print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB "
               f"({kafka_files} legacy Kafka programs mixed in)")  # fmt: skip
 
