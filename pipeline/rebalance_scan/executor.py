@@ -3,9 +3,12 @@
 The rules are the function ``rebalance-guard check DIR`` calls, once per repository
 (``rebalance_lint.check_repository``: listener classes, helpers and consumers resolved
 across the repository's modules), so a repository's findings are ``check``'s on the same
-files. The migration dry-run is ``migrate``'s (``rebalance_codemods.api.migrate_source``),
-per file: the codemods have no repository mode. This module only reads files, guards
-against crashes, and shapes Arrow batches.
+files. The migration dry-run is ``migrate DIR``'s (``rebalance_codemods.repository``: a
+listener class migrated with its registrations in other modules, or not at all) for a
+repository with a migration site, so a KRB2xx finding is ``fixable`` exactly where the dry-run
+migrates it; a file scanned on its own gets ``migrate FILE``'s
+(``rebalance_codemods.api.migrate_source``). This module only reads files, guards against
+crashes, and shapes Arrow batches.
 
 A repository is checked in one task, its files held together (the rules link them). Files
 that mention Kafka stay in memory (the rules parse them all and keep their trees until the
@@ -150,8 +153,33 @@ def _checked(row: Row, report: FileReport) -> Row:
     return row
 
 
-def _dry_run(row: Row, content: Callable[[], bytes], options: ScanOptions) -> Row:
-    """The migration dry-run of one checked file (per file: the codemods see one file)."""
+def _has_migration_site(findings: Iterable[Mapping[str, Any]]) -> bool:
+    return any(str(finding["code"]).startswith("KRB2") for finding in findings)
+
+
+def _repository_dry_run(
+    files: RepositoryFiles, reports: Mapping[str, FileReport], options: ScanOptions
+) -> Mapping[str, Any]:
+    """``migrate DIR``'s dry-run of a repository that has a migration site: ``{path: result}``
+    (empty when there is nothing to migrate, or when it failed: each file is then dry-run on
+    its own and a crash shows in its row)."""
+    if not options.dry_run or not any(
+        f.code.startswith("KRB2") for report in reports.values() for f in report.findings
+    ):
+        return {}
+    from rebalance_codemods.repository import migrate_repository
+
+    try:
+        return migrate_repository(files, plan_only=not options.diffs).results
+    except Exception:
+        return {}
+
+
+def _dry_run(
+    row: Row, content: Callable[[], bytes], options: ScanOptions, migrated: Any = None
+) -> Row:
+    """The migration dry-run of one checked file: ``migrated`` when the repository's dry-run
+    gave it, else the file's own."""
     from rebalance_codemods.api import migrate_source
 
     if row["status"] != "ok":  # what the rules cannot parse, the codemods cannot rewrite
@@ -160,7 +188,7 @@ def _dry_run(row: Row, content: Callable[[], bytes], options: ScanOptions) -> Ro
     if not options.dry_run:
         row.update(migration_reason="dry-run disabled")
         return row
-    if not any(str(finding["code"]).startswith("KRB2") for finding in row["findings"]):
+    if not _has_migration_site(row["findings"]):
         # The codemods act exactly where the migration rules (KRB201-203) report a site, an
         # automatic one (fixable) or a manual one (DESIGN.md); a file without such a finding
         # has nothing to plan, so the planner does not even build its edits.
@@ -171,7 +199,11 @@ def _dry_run(row: Row, content: Callable[[], bytes], options: ScanOptions) -> Ro
         source = content()
         # Planning decides the counts and whether the file would change; the rewrite itself
         # (LibCST's import visitors, most of a migration's cost) is not needed for readiness.
-        migration = migrate_source(source, path, plan_only=not options.diffs)
+        migration = (
+            migrated
+            if migrated is not None
+            else migrate_source(source, path, plan_only=not options.diffs)
+        )
     except Exception as error:
         row.update(migration_status="crashed", migration_reason=_crash_reason(error))
     else:
@@ -293,7 +325,8 @@ def _check_files(files: RepositoryFiles) -> dict[str, FileReport]:
 
 def scan_repository(repo: str, entries: Iterable[Entry], options: ScanOptions) -> Iterator[Row]:
     """One row per entry of one repository: the rules on all its readable files at once
-    (``check_repository``, as ``rebalance-guard check DIR``), then each file's dry-run.
+    (``check_repository``, as ``rebalance-guard check DIR``), then the dry-run (``migrate
+    DIR``'s when the repository has a migration site).
 
     An unreadable entry is a status row and never reaches the rules; a file the rules cannot
     parse (syntax error, undecodable, too deeply nested) gets its status from them, and the
@@ -313,9 +346,11 @@ def scan_repository(repo: str, entries: Iterable[Entry], options: ScanOptions) -
                 files.add(path, data)
                 sizes[path] = size
         reports = _check_files(files) if files else {}
+        migrated = _repository_dry_run(files, reports, options)
         for path in files:
             row = _checked(_row(repo, path, sizes[path], "ok", ""), reports[path])
-            yield _dry_run(row, functools.partial(files.__getitem__, path), options)
+            content = functools.partial(files.__getitem__, path)
+            yield _dry_run(row, content, options, migrated.get(path))
     finally:
         files.close()
     for path, data in alone:

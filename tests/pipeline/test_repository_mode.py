@@ -185,3 +185,35 @@ def test_bad_entries_are_rows_and_the_rest_is_one_repository() -> None:
         ], path
     assert checked["app/listeners.py"]["findings"], "the listener registered in main.py"
     assert rows[-1]["path"] == "app/main.py" and rows[-1]["findings"] == []
+
+
+@pytest.mark.parametrize("diffs", [False, True])
+def test_dry_run_migrates_exactly_the_fixable_sites_across_modules(diffs: bool) -> None:
+    """The scan's dry-run is ``migrate DIR``'s: a listener class in one module registered in
+    two others is fixable (check DIR) and migrated (dry-run) in all three files; ``migrate
+    FILE`` alone would refuse the class, so a per-file dry-run fails this."""
+    from rebalance_codemods.repository import migrate_repository
+
+    root = ROOT / "tests" / "codemods" / "fixtures" / "repos" / "registered_in_two" / "before"
+    sources = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+    entries = [(path, source, len(source)) for path, source in sources.items()]
+    rows = {r["path"]: r for r in scan_repository("r", iter(entries), ScanOptions(diffs=diffs))}
+    expected = migrate_repository(sources, plan_only=not diffs).results
+    class_file = "app/listeners.py"
+    class_finding = [f for f in rows[class_file]["findings"] if f["code"] == "KRB202"]
+    assert class_finding and all(f["fixable"] for f in class_finding)
+    for path, row in rows.items():
+        fixable = sum(f["fixable"] for f in row["findings"] if f["code"].startswith("KRB2"))
+        result = expected[path]
+        if not any(f["code"].startswith("KRB2") for f in row["findings"]):
+            assert row["migration_status"] == "not_needed" and result.migrated_sites == 0
+            continue
+        assert (row["migration_status"], row["migrated_sites"]) == (
+            result.status,
+            result.migrated_sites,
+        ), path
+        assert row["manual"] == [{"line": m.line, "reason": m.reason} for m in result.manual]
+        assert (row["migrated_sites"] > 0) == (fixable > 0), path  # a class counts once
+    assert rows[class_file]["migrated_sites"] > 0
+    if diffs:
+        assert b"RebalanceListener" in rows[class_file]["diff"]
