@@ -80,7 +80,7 @@ CASES = [
     ("view-lacks-method", kp("self.consumer.poll(0)", REGISTER), 5,
      "a callback calls consumer.poll() (line 10), which the rebalance view does not offer"),
     ("consumer-escapes", kp("keep(self.consumer)", REGISTER), 5,
-     "a callback uses the injected consumer other than to call a method (line 10)"),
+     "a callback uses the injected consumer other than to call a method (line 10): passes it to keep(); call the consumer's methods in the callback itself"),
     ("method-not-called", kp("f = self.consumer.commit", REGISTER), 5,
      "a callback uses consumer.commit without calling it (line 10)"),
     ("other-bases", kp(tail=REGISTER).replace("(ConsumerRebalanceListener)", "(Mixin, ConsumerRebalanceListener)"), 5,

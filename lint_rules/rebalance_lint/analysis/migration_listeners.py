@@ -29,6 +29,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
+    consumer_escape_step,
     find_arg,
     first_param,
     guard_name,
@@ -697,8 +698,8 @@ def _view_use(
     line = node.lineno
     if method is None:
         return (
-            f"a callback uses the injected consumer other than to call a method (line {line}); "
-            "migrate it by hand"
+            f"a callback uses the injected consumer other than to call a method (line {line}): "
+            f"{consumer_escape_step(node, facts)}"
         )
     outer = facts.parent(node)
     call = facts.parent(outer) if outer is not None else None
