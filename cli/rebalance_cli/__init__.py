@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rebalance_lint.check_command import ApplyFixes
 
 USAGE = "usage: rebalance-guard {check,rule,migrate,scan} ..."
 
@@ -22,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "check":
         from rebalance_lint.check_command import run as run_check
 
-        return run_check(rest)
+        return run_check(rest, fixer=_fixer)
     if command == "rule":
         from rebalance_lint.rule_command import run as run_rule
 
@@ -37,3 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_scan(rest)
     print(f"rebalance-guard: unknown command {command!r}\n{USAGE}", file=sys.stderr)
     return 2
+
+
+def _fixer() -> ApplyFixes:
+    """What ``check --fix`` applies fixes with (LibCST, loaded only then)."""
+    from rebalance_codemods.fixing import apply_fixes
+
+    return apply_fixes

@@ -4,6 +4,12 @@ A directory is migrated as one repository: a listener class defined in one modul
 created and registered in others is migrated with them, or not at all (a file given on its
 own is migrated as it stands).
 
+Besides the migration (what KRB201-KRB203 find), it applies the safe auto-fixes of
+``rebalance-guard check --fix`` (KRB103, KRB104) to each migrated file, planned from the
+migrated code of that file (:func:`rebalance_codemods.fixing.with_fixes`); a KRB103/KRB104
+finding without a safe fix is printed as a manual site
+(``path:line: manual: KRB104 not fixed: ...``).
+
 Exit status: 0 done (or, with ``--check``, nothing to migrate); 1 when ``--check`` finds
 pending changes or any file could not be read, decoded, parsed or migrated; 2 for usage
 errors. Shapes the codemod refuses are printed as ``path:line: manual: reason`` and do not
@@ -29,6 +35,7 @@ from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, MigrationResult, migrate_source
 from rebalance_codemods.files import write_atomic
+from rebalance_codemods.fixing import with_fixes
 from rebalance_codemods.repository import FILES_PER_WORKER, iter_repository
 
 Mode = Literal["write", "diff", "check"]
@@ -42,6 +49,7 @@ class Outcome:
     changed: bool = False
     skipped: bool = False
     sites: int = 0
+    fixed: int = 0
     manual: tuple[ManualSite, ...] = ()
     error: str = ""
     diff: str = ""
@@ -60,14 +68,16 @@ def migrate_file(path: str, mode: Mode) -> Outcome:
 def _outcome(
     path: str, source: bytes, result: MigrationResult, mode: Mode, pending: bool
 ) -> Outcome:
-    """Report (and in write mode atomically write) one file's result; ``pending``: the plan
-    changes the file (what ``--check`` reports)."""
+    """Report (and in write mode atomically write) one file's result, the auto-fixes of what
+    the migration leaves applied first; ``pending``: the plan changes the file (what
+    ``--check`` reports)."""
+    result = with_fixes(source, path, result, plan_only=mode == "check")
     if result.status != "ok":
         return Outcome(path, error=f"{result.status}: {result.reason}")
     new = result.new_source
-    changed = new is not None or (mode == "check" and pending)
-    outcome = Outcome(path, changed=changed, skipped=result.skipped,
-                      sites=result.migrated_sites, manual=result.manual)  # fmt: skip
+    changed = new is not None or (mode == "check" and (pending or result.fixed > 0))
+    outcome = Outcome(path, changed=changed, skipped=result.skipped, sites=result.migrated_sites,
+                      fixed=result.fixed, manual=result.manual)  # fmt: skip
     if new is None:
         return outcome
     if mode == "write":
@@ -76,8 +86,8 @@ def _outcome(
         except OSError as exc:
             return Outcome(path, error=f"cannot write: {exc.strerror or exc}", manual=result.manual)
     elif mode == "diff":
-        return Outcome(path, changed=True, sites=result.migrated_sites, manual=result.manual,
-                       diff=_diff(path, source, new))  # fmt: skip
+        return Outcome(path, changed=True, sites=result.migrated_sites, fixed=result.fixed,
+                       manual=result.manual, diff=_diff(path, source, new))  # fmt: skip
     return outcome
 
 
@@ -132,7 +142,8 @@ def _outcomes(paths: list[str], mode: Mode, jobs: int) -> Iterable[Outcome]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rebalance-guard migrate",
-        description="Rewrite what KRB201-KRB203 find into rebalance_guard code.",
+        description="Rewrite what KRB201-KRB203 find into rebalance_guard code, and apply the "
+        "safe KRB103/KRB104 auto-fixes.",
         epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
@@ -161,7 +172,7 @@ def run(argv: Sequence[str]) -> int:
         _outcomes(files, mode, args.jobs),
         *(_directory_outcomes(given, mode, args.jobs) for given in args.paths if given.is_dir()),
     )
-    changed = errors = skipped = manual = 0
+    changed = errors = skipped = manual = fixed = 0
     for outcome in outcomes:
         for site in outcome.manual:
             print(f"{outcome.path}:{site.line}: manual: {site.reason}")
@@ -170,17 +181,19 @@ def run(argv: Sequence[str]) -> int:
         if outcome.error:
             errors += 1
             print(f"{outcome.path}: error: {outcome.error}", file=sys.stderr)
+        fixed += outcome.fixed
         if outcome.changed:
             changed += 1
             if mode == "diff":
                 sys.stdout.write(outcome.diff)
             else:
                 verb = "would migrate" if mode == "check" else "migrated"
-                print(f"{verb} {outcome.path} ({outcome.sites} site(s))")
+                fixes = f", {outcome.fixed} fix(es)" if outcome.fixed else ""
+                print(f"{verb} {outcome.path} ({outcome.sites} site(s){fixes})")
     verb = "would be migrated" if mode != "write" else "migrated"
     print(
         f"{len(paths)} file(s): {changed} {verb}, {skipped} skipped without Kafka, "
-        f"{manual} manual site(s), {errors} error(s)",
+        f"{manual} manual site(s), {errors} error(s); {fixed} KRB103/KRB104 finding(s) fixed",
         file=sys.stderr,
     )
     return 1 if errors or (mode == "check" and changed) else 0

@@ -17,7 +17,8 @@ class ManualSite:
 
 @dataclass(frozen=True)
 class MigrationResult:
-    """``new_source`` is None when nothing changed (or the file was skipped or bad)."""
+    """``new_source`` is None when nothing changed (or the file was skipped or bad).
+    ``fixed``: the KRB103/KRB104 findings the auto-fixes rewrote (``fixes=True`` only)."""
 
     status: FileStatus
     new_source: bytes | None = None
@@ -25,3 +26,4 @@ class MigrationResult:
     manual: tuple[ManualSite, ...] = ()
     reason: str = ""
     skipped: bool = False  # True when the cheap byte check ruled Kafka out before parsing
+    fixed: int = 0

@@ -3,7 +3,14 @@
 ``--output-format`` text, json, sarif, github or gitlab (:mod:`rebalance_lint.output_formats`;
 ``--format`` is the older spelling); ``--statistics`` prints a count per code instead.
 
-Exit status: 0 nothing found, 1 findings or files that could not be checked, 2 usage error.
+``--fix`` first applies the safe auto-fixes (KRB103, KRB104: :mod:`rebalance_lint.analysis.fixes`)
+to the findings it would report (``--select``/``--ignore`` and ``# noqa`` apply), each file
+replaced atomically, then reports what remains, as ruff does. A finding that has no safe fix
+is left alone and why is printed on stderr (``path:line: KRB103 not fixed: reason``); a file
+that cannot be parsed is not touched (its status is reported as without ``--fix``).
+
+Exit status: 0 nothing found (with ``--fix``: nothing left), 1 findings or files that could
+not be checked (or fixed), 2 usage error.
 Directories are searched for ``*.py`` without following symlinks out of them; a file that
 cannot be read is reported on its own line and the rest are still checked. Each directory
 is checked as one repository (:func:`rebalance_lint.check_repository`): listener classes,
@@ -14,13 +21,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from rebalance_lint.api import FileReport, check_repository, check_source
+from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.api import FileReport, Finding, check_repository, check_source
 from rebalance_lint.output_formats import RENDERERS, render_statistics
 from rebalance_lint.reading import Unreadable, iter_python_files, read_source
+
+#: Applies a file's fix plan (LibCST, in ``rebalance_codemods``) and writes the file
+#: atomically: returns the file's bytes now and "", or the old bytes and why it was left alone.
+ApplyFixes = Callable[[Path, bytes, MigrationPlan], tuple[bytes, str]]
+#: Loads the applier only when ``--fix`` is given (``check`` alone never imports LibCST). The
+#: console script passes it: this package may not import the codemods (they import it).
+FixerLoader = Callable[[], ApplyFixes]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--ignore", type=_codes, default=(), metavar="CODES", help="codes or prefixes to skip"
+    )
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe auto-fixes (KRB103, KRB104) first, then report what remains",
     )
     return parser
 
@@ -94,7 +114,44 @@ def check_directory(root: Path) -> list[tuple[Path, FileReport | Unreadable]]:
     ]
 
 
-def run(argv: Sequence[str]) -> int:
+def fix_paths(
+    paths: Sequence[str], keep: Callable[[Finding], bool], apply: ApplyFixes
+) -> tuple[int, int, list[str], list[str]]:
+    """Apply the fixes for what ``check`` would report on ``paths``: (findings fixed, files
+    rewritten, refusals ``path:line: CODE not fixed: reason``, files left alone and why)."""
+    # Deferred: only --fix pays for the planner's imports.
+    from rebalance_lint.fixing import plan_directory, plan_file, with_lines_moved
+
+    fixed = files = 0
+    refused: list[str] = []
+    failed: list[str] = []
+    for given in paths:
+        root = Path(given)
+        if not root.exists():
+            continue  # reported by the check itself
+        if root.is_dir():
+            planned = plan_directory(root, keep)
+        else:
+            planned = [p for f in iter_python_files(root) if (p := plan_file(f, keep))]
+        for item in planned:
+            new, problem = (
+                (item.source, item.problem)
+                if item.problem
+                else apply(item.path, item.source, item.plan)
+            )
+            refused.extend(
+                f"{item.path}:{line}: {reason}"
+                for line, reason in with_lines_moved(item.plan, item.source, new)
+            )
+            if problem:
+                failed.append(f"{item.path}: not fixed: {problem}")
+            elif new != item.source:
+                fixed += item.plan.sites
+                files += 1
+    return fixed, files, refused, failed
+
+
+def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exc:  # argparse already printed the usage message
@@ -102,6 +159,17 @@ def run(argv: Sequence[str]) -> int:
     if args.statistics and args.output_format not in {"text", "json"}:
         sys.stderr.write("rebalance-guard check: --statistics prints text or json only\n")
         return 2
+    fixed = fixed_files = 0
+    fix_problems: list[str] = []
+    if args.fix:
+        if fixer is None:
+            sys.stderr.write("rebalance-guard check: --fix needs the rebalance-guard command\n")
+            return 2
+        fixed, fixed_files, refused, fix_problems = fix_paths(
+            args.paths, lambda f: selected(f.code, args.select, args.ignore), fixer()
+        )
+        for line in [*refused, *fix_problems]:
+            sys.stderr.write(line + "\n")
     results: list[dict[str, object]] = []
     checked = skipped = findings = problems = 0
     for given in args.paths:
@@ -159,12 +227,19 @@ def run(argv: Sequence[str]) -> int:
         "findings": findings,
         "files_not_checked": problems,
     }
+    if args.fix:
+        summary.update(fixed=fixed, files_fixed=fixed_files, files_not_fixed=len(fix_problems))
     if args.statistics:
         sys.stdout.write(render_statistics(results, args.output_format))
     else:
         sys.stdout.write(RENDERERS[args.output_format](results, summary))
+    if args.fix:
+        sys.stderr.write(
+            f"fixed {fixed} finding(s) in {fixed_files} file(s); "
+            f"{len(fix_problems)} file(s) could not be fixed\n"
+        )
     if args.output_format == "text" and (findings or problems):
         sys.stderr.write(
             f"{findings} finding(s) in {checked} file(s); {problems} file(s) could not be checked\n"
         )
-    return 1 if findings or problems else 0
+    return 1 if findings or problems or fix_problems else 0

@@ -1,8 +1,9 @@
 """What a migration plan is made of: source spans and the edits planned at them.
 
-Plain data that imports nothing else of the package: the planner (``analysis.migration``)
-fills it from the ``ast`` model, the codemods (``rebalance_codemods.rewrite``) find each span's
-LibCST node and apply the edit there. Columns are ``ast``'s (UTF-8 byte offsets, 0-based).
+Plain data that imports nothing else of the package: the planners (``analysis.migration``,
+and ``analysis.fixes`` for the KRB103/KRB104 auto-fixes) fill it from the ``ast`` model, the
+codemods (``rebalance_codemods.rewrite``) find each span's LibCST node and apply the edit
+there. Columns are ``ast``'s (UTF-8 byte offsets, 0-based).
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ Action = Literal[
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
     "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
     "drop_final",  # at the block holding statement ``target``: that statement goes
+    # auto-fixes (analysis.fixes): KRB103, KRB104
+    "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)
+    "set_keyword",  # at a call: keyword ``value`` set to expression ``extra`` (or appended)
+    "add_stub_after",  # after a def: a copy named ``value`` keeping body statements ``keep``
+    # (else ``pass``) under the comment ``extra``, ``names`` renaming parameters (old, new, "")
 ]
 
 
@@ -61,8 +67,11 @@ class Edit:
     index: int = -1
     other: Span | None = None
     annotation: str = ""  # the view's annotation (``append_param``, ``gather``)
-    #: ``gather``: (function name, listener method name, name of its ``self``) per callback
+    #: ``gather``: (function name, listener method name, name of its ``self``) per callback;
+    #: ``add_stub_after``: (parameter, its new name, "")
     names: tuple[tuple[str, str, str], ...] = ()
+    #: ``add_stub_after``: indexes of the def's body statements the copy keeps
+    keep: tuple[int, ...] = ()
 
 
 @dataclass

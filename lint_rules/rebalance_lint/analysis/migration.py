@@ -14,6 +14,7 @@ import ast
 from rebalance_guard._client_facts import CLIENTS
 
 from rebalance_lint.analysis.edits import MigrationPlan, span
+from rebalance_lint.analysis.fixes import FIX_CODES, has_fix
 from rebalance_lint.analysis.migration_confluent import plan_confluent
 from rebalance_lint.analysis.migration_facts import file_facts
 from rebalance_lint.analysis.migration_listeners import Repository, plan_listeners
@@ -67,7 +68,12 @@ def has_candidates(analysis: Analysis) -> bool:
     )
 
 
-def is_fixable(site: ast.AST, analysis: Analysis) -> bool:
-    """Whether the migration rewrites ``site`` (a listener class, an injected parameter, or a
-    registering call): the fixability of a KRB2xx finding."""
+def is_fixable(site: ast.AST, analysis: Analysis, code: str = "") -> bool:
+    """Whether the finding of ``code`` at ``site`` is rewritten: the one decision on
+    fixability. For a KRB2xx finding (``code`` left out), whether the migration rewrites
+    ``site`` (a listener class, an injected parameter, or a registering call); for KRB103 and
+    KRB104, whether the auto-fix planner (:mod:`.fixes`) has a fix for the finding there
+    (``rebalance-guard check --fix`` and ``migrate`` apply it)."""
+    if code in FIX_CODES:
+        return has_fix(code, site, analysis)
     return span(site) in migration_plan(analysis).planned

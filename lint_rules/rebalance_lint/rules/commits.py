@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import COMMITS, is_confluent
+from rebalance_lint.analysis.fixes import asynchronous_commit
+from rebalance_lint.analysis.migration import is_fixable
 from rebalance_lint.analysis.model import Analysis, Callback, Effect
 from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
 
@@ -16,6 +17,7 @@ ASYNC_COMMIT_ON_REVOKE = Rule(
         "asynchronous commit ({what}) in {callback}: it can land after the partitions "
         "moved to another member (duplicates); commit synchronously ({fix})"
     ),
+    has_codemod=True,
     rationale=(
         "Revocation is the last moment this member owns the partitions. An asynchronous "
         "commit returns at once and may reach the broker after the new owner has started "
@@ -26,7 +28,19 @@ ASYNC_COMMIT_ON_REVOKE = Rule(
     fix=(
         "Commit synchronously in the revocation callback: `commit()` on kafka-python and "
         "on the rebalance_guard views, `commit(asynchronous=False)` on raw "
-        "confluent-kafka."
+        "confluent-kafka, there with explicit `offsets=` (librdkafka's synchronous commit "
+        "of the current positions raises `KafkaException(_NO_OFFSET)` when nothing was "
+        "consumed since the last commit; the rebalance_guard view's `commit()` returns `[]` "
+        "then). `rebalance-guard check --fix` (and `migrate`, after migrating) does it where "
+        "the rewrite is that same commit made synchronously: `commit_async(offsets)` -> "
+        "`commit(offsets)` on the kafka-python view, `asynchronous=True` -> `False` (or "
+        "`asynchronous=False` added) on confluent, when the commit is a statement of the "
+        "callback's own body (its result unused, no `callback=`), is on the rebalance view "
+        "(or on raw confluent with explicit offsets), and the callback does not also run "
+        "when partitions are lost, unless the KRB104 fix gives it a lost handler at the same "
+        "time (a synchronous commit of lost partitions raises). Anywhere else the finding "
+        "is left as it is and `--fix` prints why. A failing commit then raises from the "
+        "callback instead of being logged: that is what committing synchronously means."
     ),
     invalid=(
         """\
@@ -60,6 +74,7 @@ COMMIT_ON_LOST = Rule(
         "{method} in {callback}, which runs when partitions are lost{via}: they are "
         "already owned by another member and the commit fails; {fix}"
     ),
+    has_codemod=True,
     rationale=(
         "Lost partitions (session timeout, fencing) already belong to someone else; a "
         "commit for them fails. The trap is indirect: kafka-python 3 and rebalance_guard "
@@ -69,7 +84,21 @@ COMMIT_ON_LOST = Rule(
     ),
     fix=(
         "Do not commit for lost partitions: override `on_partitions_lost` (or pass "
-        "`on_lost=`) with a callback that discards state instead of committing."
+        "`on_lost=`) with a callback that discards state instead of committing. "
+        "`rebalance-guard check --fix` (and `migrate`, after migrating) adds a lost handler "
+        "that does what the lost path did minus the commit when the revocation only commits "
+        "and logs (commit statements, local values for them, `if` over side-effect-free "
+        "tests, logging calls, `pass`, docstrings): it keeps the logging calls, or is `pass`, "
+        "under a comment. It is `on_partitions_lost` with the revocation's own signature right "
+        "after `on_partitions_revoked` (not when another class of the file derives from that "
+        "one and overrides `on_partitions_revoked` alone); for confluent, a function named "
+        "after the revocation (`on_revoke` -> `on_lost`, a name the file does not use) "
+        "defined right after it, `async def` for AIOConsumer, and passed as `on_lost=` to "
+        "each `subscribe()` of the file that names the revocation directly. A revocation "
+        "that also cleans up (clears per-partition state, closes files, unassigns) needs "
+        "that clean-up on loss too, without the commit: `--fix` leaves it to you and says "
+        "why, as it does for lambdas, `functools.partial` callbacks, callbacks passed "
+        "through variables or `**kwargs`, and registrations in another file."
     ),
     invalid=(
         """\
@@ -101,34 +130,21 @@ class Listener(RebalanceListener):
 )
 
 
-def _asynchronous(effect: Effect, callback: Callback) -> str | None:
-    """How this commit is asynchronous, or None if it is synchronous (or unknowable)."""
-    if effect.name == "commit_async":
-        return "commit_async()"
-    if effect.name != "commit" or not isinstance(effect.node, ast.Call):
-        return None
-    flag = next((kw.value for kw in effect.node.keywords if kw.arg == "asynchronous"), None)
-    if isinstance(flag, ast.Constant):
-        return "commit(asynchronous=True)" if flag.value is True else None
-    if flag is not None:
-        return None
-    raw_confluent = is_confluent(callback.client) and (
-        callback.api == "confluent" or effect.origin == "injected"
-    )
-    return "commit() is asynchronous by default in confluent-kafka" if raw_confluent else None
-
-
 @ASYNC_COMMIT_ON_REVOKE.on_effects
 def async_commit_on_revoke(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if "revoked" not in callback.kinds or effect.kind != "call":
         return
     if dropped_coroutine(effect, callback):
         return  # a commit coroutine never awaited never commits: KRB106's finding
-    what = _asynchronous(effect, callback)
+    what = asynchronous_commit(effect, callback)
     if what is not None:
         fix = "commit(asynchronous=False)" if is_confluent(callback.client) else "commit()"
         yield ASYNC_COMMIT_ON_REVOKE.hit(
-            effect.anchor, what=what, callback=effect.label(callback.label), fix=fix
+            effect.anchor,
+            fixable=is_fixable(effect.anchor, analysis, ASYNC_COMMIT_ON_REVOKE.code),
+            what=what,
+            callback=effect.label(callback.label),
+            fix=fix,
         )
 
 
@@ -149,6 +165,7 @@ def commit_on_lost(effect: Effect, callback: Callback, analysis: Analysis) -> It
         fix = "drop the commit (commit on revoke, not on loss)"
     yield COMMIT_ON_LOST.hit(
         effect.anchor,
+        fixable=is_fixable(effect.anchor, analysis, COMMIT_ON_LOST.code),
         method=f"{effect.name}()",
         callback=effect.label(callback.label),
         via=via,
