@@ -75,6 +75,7 @@ from rebalance_guard._client_facts import COMMIT_METHODS as COMMITS
 
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import has_star_args
 from rebalance_lint.analysis.model import Analysis, Callback, Effect, Registration
 from rebalance_lint.analysis.walk import body_nodes
 from rebalance_lint.noqa import without_suppressed
@@ -264,9 +265,7 @@ class _Planner:
                 "its result is used (the asynchronous form returns something else than the "
                 "synchronous one); make it synchronous by hand"
             )
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(
-            kw.arg is None for kw in call.keywords
-        ):
+        if has_star_args(call):
             return "its arguments are unpacked (* or **); make it synchronous by hand"
         requires: frozenset[Key] = frozenset()
         if "lost" in callback.kinds:
@@ -459,9 +458,7 @@ class _Planner:
                 "a subscribe() gets it through a dict of callbacks or run_in_executor(); pass "
                 "on_lost= by hand"
             )
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(
-            kw.arg is None for kw in call.keywords
-        ):
+        if has_star_args(call):
             return "a subscribe() of it unpacks * or ** arguments; pass on_lost= by hand"
         given = [*call.args, *(kw.value for kw in call.keywords)]
         if not any(arg is revoke_expr for arg in given):
