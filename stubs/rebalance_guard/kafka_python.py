@@ -76,6 +76,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
@@ -233,7 +234,6 @@ class KafkaPythonRebalanceView(ExpiringView):
     commit = forward("commit")
     commit_async = forward("commit_async")
     committed = forward("committed")
-    position = forward("position")
     seek = forward("seek")
     seek_to_beginning = forward("seek_to_beginning")
     seek_to_end = forward("seek_to_end")
@@ -247,6 +247,32 @@ class KafkaPythonRebalanceView(ExpiringView):
     beginning_offsets = _forward_timeout("beginning_offsets")
     end_offsets = _forward_timeout("end_offsets")
     offsets_for_times = _forward_timeout("offsets_for_times")
+
+    def position(self, partition: Any, timeout_ms: int | None = None) -> Any:
+        """kafka-python's position(); on 2.x asked in short slices (same answer, same timeout).
+
+        kafka-python 2.3 ``position()`` sets a missing position from the committed offset and
+        then waits in ``KafkaClient.poll`` for any network event, up to ``request_timeout_ms``
+        (305 s by default) when nothing is in flight: in a revocation right after an
+        assignment (kafka-python 2 disables the heartbeat while it rejoins) a position that
+        was already known blocked the callback for minutes. Slices of 100 ms return as soon
+        as the position is set; ``timeout_ms`` still bounds the whole call (None: no bound).
+        """
+        self._check("position")
+        consumer = self._target
+        coordinator = getattr(consumer, "_coordinator", None)  # None: a test double
+        if coordinator is None or hasattr(coordinator, "_invoke_rebalance_listener_async"):
+            if timeout_ms is None:
+                return consumer.position(partition)
+            return consumer.position(partition, timeout_ms=timeout_ms)
+        deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+        while True:
+            left = 100.0
+            if deadline is not None:
+                left = max(0.0, min(left, (deadline - time.monotonic()) * 1000))
+            offset = consumer.position(partition, timeout_ms=int(left))
+            if offset is not None or (deadline is not None and time.monotonic() >= deadline):
+                return offset
 
     def group_metadata(self) -> Any:
         self._check("group_metadata")
