@@ -70,9 +70,9 @@ import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from rebalance_guard._client_facts import CLIENTS
 from rebalance_guard._client_facts import COMMIT_METHODS as COMMITS
 
+from rebalance_lint.analysis.clients import is_confluent, takes_callbacks
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import has_star_args
@@ -102,17 +102,6 @@ _PURE_FUNCTIONS = frozenset(
 _PURE_METHODS = frozenset({"items", "keys", "values", "get", "copy"}) | _READS
 _NOT_PURE = (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 _REVOKE_WORD = re.compile(r"revoked|revocation|revoke")
-
-
-def is_confluent(client: str | None) -> bool:
-    """Either confluent-kafka API (Consumer or AIOConsumer)."""
-    return client in ("confluent", "confluent_aio")
-
-
-def _takes_callbacks(client: str | None) -> bool:
-    """The client's ``subscribe()`` takes ``on_assign``/``on_revoke``/``on_lost``."""
-    facts = CLIENTS.get(client) if client else None  # type: ignore[call-overload]
-    return facts is not None and facts.registration == "callbacks"
 
 
 def fix_key(code: str, node: ast.AST) -> Key:
@@ -408,7 +397,7 @@ class _Planner:
         sites = list({id(reg): reg for reg in callback.sites}.values())
         to_fix: list[Registration] = []
         for reg in sites:
-            if not _takes_callbacks(reg.client):
+            if not takes_callbacks(reg.client):
                 return "the callback is also registered as a listener; fix it by hand"
             lost_expr, revoke_expr = reg.roles.get("on_lost"), reg.roles.get("on_revoke")
             if lost_expr is not None:
