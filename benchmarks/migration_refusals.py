@@ -1,6 +1,6 @@
 """How much of the KRB2xx advice ``rebalance-guard migrate`` fixes on its own, and why not the rest.
 
-Usage: ``python benchmarks/migration_refusals.py [--repository] DIR [DIR ...]``
+Usage: ``python benchmarks/migration_refusals.py [--repository | --each-subdirectory] DIR...``
 
 For every ``*.py`` file under the directories (each file on its own, as ``migrate FILE`` sees
 it): the KRB201-KRB203 findings of ``rebalance-guard check`` and how many of them are fixable
@@ -14,6 +14,12 @@ something more (not idempotent).
 ``migrate DIR`` see it (findings from ``check_repository``, the migration from
 ``rebalance_codemods.repository.migrate_repository``: a listener class in one module is
 migrated with its registrations in the others).
+
+``--each-subdirectory``: repository mode, with every immediate subdirectory of each DIR one
+repository (a corpus of several projects, e.g. ``benchmarks/real_world_corpus``); ``*.py`` files
+directly in DIR are taken on their own.
+
+A migrated file counts as broken too when its new source does not ``compile()``.
 """
 
 from __future__ import annotations
@@ -119,12 +125,35 @@ def repositories(roots: list[Path]) -> Iterator[Outcome]:
             yield name, source, reports[path], done.results[path], path not in again
 
 
+def subdirectories(roots: list[Path]) -> list[Path]:
+    """Every immediate subdirectory of each root (one repository each), and its loose files."""
+    found: list[Path] = []
+    for root in roots:
+        if root.is_file():
+            found.append(root)
+            continue
+        found += sorted(p for p in root.iterdir() if p.is_dir() or p.suffix == ".py")
+    return found
+
+
+def compiles(source: bytes, path: str) -> bool:
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--repository", action="store_true",
                         help="each directory is one repository (check/migrate DIR)")  # fmt: skip
+    parser.add_argument("--each-subdirectory", action="store_true",
+                        help="each subdirectory of each DIR is one repository")  # fmt: skip
     args = parser.parse_args(argv)
+    roots = subdirectories(args.paths) if args.each_subdirectory else args.paths
+    repository_mode = args.repository or args.each_subdirectory
     started = time.perf_counter()
     files = changed = 0
     broken: list[str] = []
@@ -132,7 +161,7 @@ def main(argv: list[str]) -> int:
     sites = Counter[str]()
     fixable = Counter[str]()
     reasons = Counter[str]()
-    outcomes = repositories(args.paths) if args.repository else single_files(args.paths)
+    outcomes = repositories(roots) if repository_mode else single_files(roots)
     for path, _source, report, result, idempotent in outcomes:
         files += 1
         for finding in report.findings:
@@ -143,13 +172,20 @@ def main(argv: list[str]) -> int:
             broken.append(f"{path}: {result.status}: {result.reason}")
             continue
         reasons.update(normalise(site.reason) for site in result.manual)
+        if result.new_source is not None and not compiles(result.new_source, path):
+            broken.append(f"{path}: migrated source does not compile")
+            continue
         if result.new_source is not None:
             changed += 1
             if not idempotent:
                 not_idempotent.append(path)
     total, automatic = sum(sites.values()), sum(fixable.values())
     share = 100 * automatic / total if total else 100.0
-    mode = "repository (each directory)" if args.repository else "single file"
+    mode = "single file"
+    if args.repository:
+        mode = "repository (each directory)"
+    if args.each_subdirectory:
+        mode = f"repository (each subdirectory: {len(roots)})"
     print(f"paths: {' '.join(str(p) for p in args.paths)} ({mode})")
     print(
         f"files: {files}, migrated: {changed}, broken: {len(broken)}, "

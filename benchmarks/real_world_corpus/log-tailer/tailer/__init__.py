@@ -1,0 +1,3 @@
+from .client import TailClient
+
+__all__ = ["TailClient"]

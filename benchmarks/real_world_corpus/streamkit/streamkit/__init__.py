@@ -1,0 +1,3 @@
+from .stream import Stream
+
+__all__ = ["Stream"]
