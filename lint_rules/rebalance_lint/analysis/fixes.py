@@ -333,9 +333,9 @@ class _Planner:
             return "the callback is a lambda; pass an on_lost= that does not commit by hand"
         body = self.lost_body(callback, func)
         kept = body if isinstance(body, tuple) else ()
-        if "on_partitions_lost override" in via and callback.owner is not None:
+        if callback.lost_fallthrough == "listener" and callback.owner is not None:
             found = self.listener_lost(callback, func, kept)
-        elif "no on_lost=" in via and callback.api == "confluent":
+        elif callback.lost_fallthrough == "confluent" and callback.api == "confluent":
             found = self.confluent_lost(callback, func, kept)
         else:
             return (

@@ -21,6 +21,10 @@ Origin = Literal["param", "injected"]
 #: The listener base a class names itself: a client's (``ConsumerRebalanceListener``), kafka-python
 #: 3's ``AsyncConsumerRebalanceListener``, or ``rebalance_guard.<client>.RebalanceListener``.
 NamedBase = Literal["legacy", "async", "guard"]
+#: How a callback that is not a lost callback still runs on loss: the listener class keeps
+#: the base's ``on_partitions_lost`` (which calls ``on_partitions_revoked``), or a confluent
+#: ``subscribe()`` gives ``on_revoke=`` and no ``on_lost=`` (librdkafka then calls on_revoke).
+Fallthrough = Literal["listener", "confluent"]
 #: What an :class:`Effect` does: a method call on a consumer, iterating one, blocking work,
 #: storing the consumer the callback was passed.
 EffectKind = Literal["call", "iterate", "blocking", "store"]
@@ -114,7 +118,9 @@ class Callback:
     client: Client | None
     label: str  # how messages name it, e.g. "on_partitions_revoked()"
     kinds: set[Kind] = field(default_factory=set)
-    lost_via: str = ""  # why a non-lost callback also runs on lost
+    lost_via: str = ""  # why a non-lost callback also runs on lost (message text)
+    #: the fall-through that makes it run on lost, also for helpers it calls; None otherwise
+    lost_fallthrough: Fallthrough | None = None
     owner: ListenerClass | None = None
     bound: int = 0  # leading positionals bound by functools.partial (first registration)
     partials: dict[int, ast.expr] = field(default_factory=dict)  # bound -> registered expr

@@ -155,9 +155,9 @@ def commit_on_lost(effect: Effect, callback: Callback, analysis: Analysis) -> It
     if dropped_coroutine(effect, callback):
         return
     via = callback.lost_via
-    if "on_partitions_lost override" in via:
+    if callback.lost_fallthrough == "listener":
         fix = "override on_partitions_lost without the commit"
-    elif "no on_lost=" in via:
+    elif callback.lost_fallthrough == "confluent":
         fix = "pass an on_lost= callback that does not commit"
     elif via:
         fix = "keep the commit off the lost path"

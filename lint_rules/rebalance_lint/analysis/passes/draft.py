@@ -7,7 +7,7 @@ from typing import Any
 
 from rebalance_lint.analysis.collect import Facts, FunctionNode
 from rebalance_lint.analysis.listeners import BaseInfo
-from rebalance_lint.analysis.model import Callback, ListenerClass, Registration
+from rebalance_lint.analysis.model import Callback, Fallthrough, ListenerClass, Registration
 from rebalance_lint.analysis.program import Unit
 from rebalance_lint.analysis.walk import body_nodes
 
@@ -54,10 +54,14 @@ class Draft:
         return callback, True
 
 
-def add_kind(callback: Callback, kind: str, via: str) -> None:
-    """``callback`` also runs as ``kind``; ``via`` says why a non-lost callback runs on lost."""
+def add_kind(
+    callback: Callback, kind: str, via: str, fallthrough: Fallthrough | None = None
+) -> None:
+    """``callback`` also runs as ``kind``; ``via`` says why a non-lost callback runs on lost
+    (``fallthrough``: through which client fall-through, if any)."""
     if kind == "lost" and ("lost" not in callback.kinds or not via):
         callback.lost_via = via
+        callback.lost_fallthrough = fallthrough
     callback.kinds.add(kind)  # type: ignore[arg-type]
 
 

@@ -49,8 +49,10 @@ def follow_helpers(draft: Draft) -> None:
                         callee.passed_consumer.add(params[i])
             for kind in sorted(caller.kinds):
                 if kind not in callee.kinds:
-                    via = caller.lost_via if kind == "lost" and "lost" in caller.kinds else ""
-                    add_kind(callee, kind, via or f" (called from {caller.label})")
+                    inherited = kind == "lost" and "lost" in caller.kinds
+                    via = caller.lost_via if inherited else ""
+                    fallthrough = caller.lost_fallthrough if inherited else None
+                    add_kind(callee, kind, via or f" (called from {caller.label})", fallthrough)
 
 
 def _callee(draft: Draft, caller: Callback, func: ast.expr) -> tuple[FunctionNode, bool] | None:

@@ -31,4 +31,4 @@ def listener_methods(draft: Draft) -> None:
             and revoked is not None
             and "on_partitions_lost" not in listener.methods
         ):
-            add_kind(draft.callbacks[revoked], "lost", _FALLTHROUGH_CLASS)
+            add_kind(draft.callbacks[revoked], "lost", _FALLTHROUGH_CLASS, "listener")

@@ -41,7 +41,7 @@ def register(draft: Draft, reg: Registration, caller: Unit | None = None) -> boo
     if takes_callbacks(reg.client) and "on_revoke" in reg.roles and "on_lost" not in reg.roles:
         target = _function_target(draft, reg.roles["on_revoke"], reg, caller)
         if target is not None:
-            add_kind(draft.callbacks[target.func], "lost", _FALLTHROUGH_CONFLUENT)
+            add_kind(draft.callbacks[target.func], "lost", _FALLTHROUGH_CONFLUENT, "confluent")
     return resolved
 
 
