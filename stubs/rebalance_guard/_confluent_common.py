@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
 
 from rebalance_guard._view import ExpiringView, takes_view
 
@@ -53,13 +53,28 @@ class StagingView(ExpiringView):
         return True
 
     def _staged_positions(self, positions: list[TopicPartition]) -> list[TopicPartition]:
+        """Positions as the callback sees them: staged seeks applied, lost ones invalid
+        (``OFFSET_INVALID``, what librdkafka answers for a partition it does not own)."""
         for partition in positions:
             sought = self._seeks.get(key(partition))
             if sought is not None:
                 partition.offset = sought.offset
+            elif self._is_gone(partition):
+                partition.offset = OFFSET_INVALID
         return positions
 
+    def _nothing_left(self, message: Any, offsets: Any, assigned: list[TopicPartition]) -> bool:
+        """A bare commit in a loss of everything: nothing to commit (librdkafka would try the
+        lost partitions' stored offsets, and fail: the member has no generation)."""
+        return (
+            bool(self._gone)
+            and message is None
+            and offsets is None
+            and not (self._not_gone(assigned))
+        )
+
     def _with_incoming(self, current: list[TopicPartition]) -> list[TopicPartition]:
+        current = self._not_gone(current)
         owned = {key(p) for p in current}
         return current + [TopicPartition(*k) for k in sorted(self._incoming - owned)]
 

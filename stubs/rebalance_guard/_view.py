@@ -8,7 +8,7 @@ callback that received it returns. Client modules declare their permitted method
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -16,6 +16,7 @@ from rebalance_guard._errors import NotAwaitedError, RebalanceViewExpiredError
 
 ViewT = TypeVar("ViewT", bound="ExpiringView")
 AsyncViewT = TypeVar("AsyncViewT", bound="AsyncView")
+PartitionT = TypeVar("PartitionT")
 
 #: Consumer methods a view never offers (KIP-1306 "omitted"), in every client's vocabulary.
 OMITTED = frozenset(
@@ -30,12 +31,13 @@ OMITTED = frozenset(
 class ExpiringView:
     """Base of every client's view: holds the real consumer and the callback's liveness."""
 
-    __slots__ = ("_callback", "_coroutines", "_live", "_target")
+    __slots__ = ("_callback", "_coroutines", "_gone", "_live", "_target")
 
     def __init__(self, target: Any, callback: str) -> None:
         self._target = target
         self._callback = callback
         self._live = True
+        self._gone: frozenset[tuple[str, int]] = frozenset()  # see :meth:`_lose`
         # Coroutines an AsyncView handed out (here so that views can mix AsyncView in)
         self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
 
@@ -48,6 +50,33 @@ class ExpiringView:
 
     def _expire(self) -> None:
         self._live = False
+
+    def _lose(self: ViewT, partitions: Iterable[Any]) -> ViewT:
+        """Make this the view of an ``on_partitions_lost`` callback for ``partitions``.
+
+        KIP-1306 (DESIGN.md, runtime rule 7): during ``on_partitions_lost`` the lost
+        partitions are already gone. Every client still lists them until the callback
+        returns (Java's coordinator too), so the view hides them: ``assignment()`` and
+        ``paused()`` leave them out, ``position()`` treats them as not assigned and a bare
+        ``commit()`` commits nothing, as Java's ``commitSync()`` with nothing assigned (every
+        client loses the whole assignment at once). An explicit commit of lost partitions
+        still reaches the client, which refuses it: the member has no generation.
+        """
+        self._gone = frozenset((p.topic, p.partition) for p in partitions)
+        return self
+
+    def _is_gone(self, partition: Any) -> bool:
+        return (partition.topic, partition.partition) in self._gone
+
+    def _not_gone(self, partitions: Iterable[PartitionT]) -> list[PartitionT]:
+        """``partitions`` without the lost ones, in their order."""
+        return [p for p in partitions if not self._is_gone(p)]
+
+    def _gone_message(self, partition: Any) -> str:
+        return (
+            f"{partition.topic}-{partition.partition} was lost: during {self._callback}() it "
+            f"is no longer assigned to this consumer (KIP-1306), so it has no position"
+        )
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names the view does not define: explain instead of a bare AttributeError.

@@ -39,7 +39,10 @@ attributes, ``consumer._subscription._listener``, ``consumer._coordinator.genera
   when the member was already fenced or left the group (session expiry, ``max_poll_interval_ms``
   exceeded). As Java's coordinator does, the adapter calls ``on_partitions_lost`` instead
   when the member has no generation any more at the time of the revocation; committing there
-  would fail anyway.
+  would fail anyway. aiokafka still lists those partitions during the callback; the view
+  does not (KIP-1306: they are already gone): ``assignment()``/``paused()`` leave them out,
+  ``position()`` raises ``IllegalStateError`` and a bare ``commit()`` is a no-op (a loss
+  is of the whole assignment).
 * Subscription change (KIP-70). aiokafka's ``subscribe()`` replaces its subscription object
   at once, so the revocation that follows gets partitions that are no longer assigned:
   ``position()`` raised ``IllegalStateError`` and a bare ``commit()`` skipped them. The
@@ -163,6 +166,11 @@ async def _nothing() -> None:
     return None
 
 
+async def _fail(error: Exception) -> None:
+    """A coroutine that raises ``error`` when awaited, as aiokafka's own methods do."""
+    raise error
+
+
 class AIOKafkaRebalanceView(AsyncView):
     """The runtime :class:`RebalanceConsumer`: aiokafka's permitted methods, until expiry."""
 
@@ -194,6 +202,8 @@ class AIOKafkaRebalanceView(AsyncView):
         current = self._target._subscription.subscription
         if offsets is None and (current is None or current.assignment is None):
             return self._track("commit", _nothing())
+        if offsets is None and self._gone and not self._not_gone(self._target.assignment()):
+            return self._track("commit", _nothing())  # everything was lost: nothing to commit
         return self._track("commit", self._target.commit(offsets))
 
     async def _commit_retiring(self, offsets: Any) -> None:
@@ -216,6 +226,10 @@ class AIOKafkaRebalanceView(AsyncView):
 
     def position(self, partition: TopicPartition) -> Any:
         self._check("position")
+        if self._is_gone(partition):
+            from aiokafka.errors import IllegalStateError  # aiokafka's own: not assigned
+
+            return self._track("position", _fail(IllegalStateError(self._gone_message(partition))))
         if not self._retired([partition]):
             return self._track("position", self._target.position(partition))
         return self._track("position", self._retired_position(partition))
@@ -229,7 +243,7 @@ class AIOKafkaRebalanceView(AsyncView):
 
     def assignment(self) -> AbstractSet[TopicPartition]:
         self._check("assignment")
-        current = set(self._target.assignment())
+        current = set(self._not_gone(self._target.assignment()))
         if self._retiring is None:
             return current
         return current | self._retired(self._retiring.tps)
@@ -256,7 +270,7 @@ class AIOKafkaRebalanceView(AsyncView):
 
     def paused(self) -> AbstractSet[TopicPartition]:
         self._check("paused")
-        return self._target.paused() - self._held  # type: ignore[no-any-return]
+        return set(self._not_gone(self._target.paused())) - self._held
 
     def _hold(self, partitions: AbstractSet[TopicPartition]) -> None:
         """Pause what the user has not paused, so getmany() returns nothing before the seeks."""
@@ -324,6 +338,8 @@ class _GuardedListener:
     ) -> None:
         label = f"{type(self._listener).__name__}.{name}"
         view = AIOKafkaRebalanceView(self._consumer, label, retiring)
+        if name == "on_partitions_lost":
+            view._lose(partitions)
         try:
             with awaited(view):
                 await self._run(view, name, partitions)

@@ -65,6 +65,11 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
 
 * ``on_partitions_lost`` (confluent's ``on_lost``: the member was fenced or its session
   expired) defaults to ``on_partitions_revoked``.
+  librdkafka still lists the lost partitions during the callback; the view does not
+  (KIP-1306: they are already gone): ``assignment()`` leaves them out, ``position()``
+  answers ``OFFSET_INVALID`` for them and a bare ``commit()`` returns ``[]``, committing
+  nothing (librdkafka loses the whole assignment at once and would try the lost
+  partitions' stored offsets, and fail).
 
 * During ``close()`` librdkafka still runs the revocation (the adapter's too) and a
   synchronous ``commit()`` there works, but ``committed()`` there times out: librdkafka
@@ -210,6 +215,8 @@ class ConfluentRebalanceView(StagingView):
         ``_NO_OFFSET``: a revocation often has nothing new to commit.
         """
         self._check("commit")
+        if self._gone and self._nothing_left(message, offsets, self._target.assignment()):
+            return None if asynchronous else []
         try:
             result: list[TopicPartition] | None = self._target.commit(
                 message=message, offsets=offsets, asynchronous=asynchronous
@@ -304,7 +311,8 @@ class _Adapter:
             return
         handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
         try:
-            with live(ConfluentRebalanceView(consumer, label)) as view:
+            view = ConfluentRebalanceView(consumer, label)
+            with live(view._lose(partitions) if lost else view):
                 handler(partitions, view)
         finally:
             self._change(consumer, partitions, add=False)

@@ -69,6 +69,11 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   :class:`NotAwaitedError`, which reaches the caller like any callback exception.
 
 * ``on_partitions_lost`` (confluent's ``on_lost``) defaults to ``on_partitions_revoked``.
+  As with the sync consumer, librdkafka still lists the lost partitions during the
+  callback; the view does not (KIP-1306: they are already gone): ``assignment()`` leaves
+  them out, ``position()`` answers ``OFFSET_INVALID`` for them and a bare ``commit()``
+  returns ``[]``, committing nothing (librdkafka would try the lost partitions' stored
+  offsets, and fail).
 
 * During ``close()`` librdkafka still runs the revocation and a synchronous ``commit()`` there
   works, but ``committed()`` there times out (as with the sync consumer).
@@ -222,6 +227,8 @@ class AIOConfluentRebalanceView(StagingView, AsyncView):
     async def _commit(
         self, message: Any, offsets: list[TopicPartition] | None, asynchronous: bool
     ) -> list[TopicPartition] | None:
+        if self._gone and self._nothing_left(message, offsets, await self._target.assignment()):
+            return None if asynchronous else []
         try:
             result: list[TopicPartition] | None = await self._target.commit(
                 message=message, offsets=offsets, asynchronous=asynchronous
@@ -339,7 +346,10 @@ class _Adapter:
     ) -> None:
         handler, label = self._handlers[event]
         try:
-            with awaited(AIOConfluentRebalanceView(consumer, label)) as view:
+            view = AIOConfluentRebalanceView(consumer, label)
+            if event == "on_partitions_lost":
+                view._lose(partitions)
+            with awaited(view):
                 await _settle(handler(partitions, view))
         finally:
             await self._change(consumer, partitions, add=False)

@@ -47,10 +47,14 @@ revoked callback returns.
 Lost partitions (the member fell out of the group: its poll timer expired and the heartbeat
 thread left, or the broker no longer knows it): kafka-python 3 calls ``on_partitions_lost``;
 kafka-python 2 has no lost callback and calls ``on_partitions_revoked``, which the adapter
-dispatches to ``on_partitions_lost`` when the member has no generation (Java's check). As in
-Java, the callback runs before the assignment is cleared, so ``assignment()`` still lists
-them, but every commit fails (``CommitFailedError``: not part of an active group) and
-nothing is committed over their new owner's progress (tests/conformance/test_lost.py).
+dispatches to ``on_partitions_lost`` when the member has no generation (Java's check). Both
+majors (and Java) run the callback before they clear the assignment, so they still list the
+lost partitions; the view does not (KIP-1306: they are already gone): ``assignment()`` and
+``paused()`` leave them out, ``position()`` raises ``IllegalStateError`` as for any
+unassigned partition, and a bare ``commit()`` commits nothing (a loss is of the whole
+assignment). An explicit commit of them fails in kafka-python
+(``CommitFailedError``: not part of an active group), so nothing is committed over their new
+owner's progress (tests/conformance/test_lost.py).
 
 kafka-python 3.0.12 also throws away a JoinGroup/SyncGroup result that completes while no
 ``poll()`` is waiting for it (a ``poll(timeout_ms)`` that expired mid-join leaves the round
@@ -231,22 +235,45 @@ class KafkaPythonRebalanceView(ExpiringView):
 
     __slots__ = ()
 
-    commit = forward("commit")
-    commit_async = forward("commit_async")
     committed = forward("committed")
     seek = forward("seek")
     seek_to_beginning = forward("seek_to_beginning")
     seek_to_end = forward("seek_to_end")
-    assignment = forward("assignment")
     pause = forward("pause")
     resume = forward("resume")
-    paused = forward("paused")
     partitions_for_topic = forward("partitions_for_topic")
     topics = forward("topics")
     highwater = forward("highwater")
     beginning_offsets = _forward_timeout("beginning_offsets")
     end_offsets = _forward_timeout("end_offsets")
     offsets_for_times = _forward_timeout("offsets_for_times")
+
+    def commit(self, offsets: Any = None, *args: Any, **kwargs: Any) -> Any:
+        self._check("commit")
+        return self._target.commit(self._committing(offsets), *args, **kwargs)
+
+    def commit_async(self, offsets: Any = None, *args: Any, **kwargs: Any) -> Any:
+        self._check("commit_async")
+        return self._target.commit_async(self._committing(offsets), *args, **kwargs)
+
+    def _committing(self, offsets: Any) -> Any:
+        """What a commit commits: a bare one in a loss of everything commits nothing.
+
+        (kafka-python would commit the lost partitions' positions, and fail: the member has
+        no generation. It commits an empty dict as a no-op; its callback and Future still
+        run.) A loss is of the whole assignment in every client, as in Java.
+        """
+        if offsets is None and self._gone and not self._not_gone(self._target.assignment()):
+            return {}
+        return offsets
+
+    def assignment(self) -> Any:
+        self._check("assignment")
+        return set(self._not_gone(self._target.assignment()))
+
+    def paused(self) -> Any:
+        self._check("paused")
+        return set(self._not_gone(self._target.paused()))
 
     def position(self, partition: Any, timeout_ms: int | None = None) -> Any:
         """kafka-python's position(); on 2.x asked in short slices (same answer, same timeout).
@@ -259,6 +286,10 @@ class KafkaPythonRebalanceView(ExpiringView):
         as the position is set; ``timeout_ms`` still bounds the whole call (None: no bound).
         """
         self._check("position")
+        if self._is_gone(partition):
+            from kafka.errors import IllegalStateError  # what kafka-python raises: unassigned
+
+            raise IllegalStateError(self._gone_message(partition))
         consumer = self._target
         coordinator = getattr(consumer, "_coordinator", None)  # None: a test double
         if coordinator is None or hasattr(coordinator, "_invoke_rebalance_listener_async"):
@@ -301,7 +332,10 @@ class _Dispatcher:
             if not with_view:
                 callback(partitions)
             else:
-                with live(KafkaPythonRebalanceView(self._consumer, label)) as view:
+                view = KafkaPythonRebalanceView(self._consumer, label)
+                if name == "on_partitions_lost":
+                    view._lose(partitions)
+                with live(view):
                     callback(partitions, view)
         except Exception as exc:
             if getattr(self._consumer, "_closed", False):

@@ -38,6 +38,7 @@ class LostEntry:
     kind: str
     partitions: set[TP]
     during: set[TP]  # the view's assignment() inside the callback
+    position: object = None  # what position() of a lost partition answered, or raised
     bare_commit: BaseException | None = None  # what a bare commit() raised (None: returned)
     explicit_commit: BaseException | None = None  # commit of L's consumed positions
     committed_after: dict[TP, int | None] = field(default_factory=dict)
@@ -76,6 +77,10 @@ def run_lost(broker: Broker, driver: Any, protocol: str) -> Lost:
         if kind != "lost":
             return
         consumed = members["L"].next_offsets
+        try:
+            entry.position = await ops.position(min(partitions))
+        except Exception as exc:
+            entry.position = exc
         entry.bare_commit = await _attempt(ops.commit())
         offsets = {tp: consumed[tp] for tp in partitions if tp in consumed}
         entry.explicit_commit = await _attempt(ops.commit_offsets(offsets))
@@ -184,27 +189,31 @@ def test_a_stalled_member_gets_lost_not_revoked(lost: Lost) -> None:
     assert not revoked, f"revoked before lost: {revoked}"
 
 
-def test_lost_partitions_are_still_listed_during_the_callback(lost: Lost) -> None:
-    """As in Java: the lost callback runs before the assignment is cleared.
+def test_lost_partitions_are_gone_during_the_callback(lost: Lost) -> None:
+    """KIP-1306 (DESIGN rule 7): during on_partitions_lost the partitions are already gone.
 
-    Java's ConsumerCoordinator.onJoinPrepare calls ``invokePartitionsLost(partitions)`` and
-    only then ``subscriptions.assignFromSubscribed(emptySet())``; kafka-python 3 (mark pending
-    revocation, callback, then clear), kafka-python 2, aiokafka and librdkafka behave the same,
-    and the views forward ``assignment()`` unchanged. What makes them lost is that nothing
-    can be committed for them any more (next test).
+    Every client (and Java's ConsumerCoordinator, which calls ``invokePartitionsLost`` before
+    ``assignFromSubscribed(emptySet())``) still lists them while the callback runs; the view
+    hides them: not in ``assignment()``, and ``position()`` has no answer for them.
     """
     entry = _lost_entry(lost)
-    assert entry.during >= entry.partitions, entry
+    assert not entry.during & entry.partitions, entry
+    assert entry.position is None or isinstance(entry.position, Exception), entry.position
+    assert not isinstance(entry.position, (AttributeError, TypeError)), entry.position
 
 
-def test_commits_in_lost_fail_and_commit_nothing(lost: Lost) -> None:
+def test_commits_in_lost_commit_nothing(lost: Lost) -> None:
+    """A bare commit() commits nothing (nothing is assigned any more) and returns; an
+    explicit commit of the lost partitions reaches the client, which refuses it."""
     entry = _lost_entry(lost)
-    for what, error in (("bare commit()", entry.bare_commit),
-                        ("commit(offsets)", entry.explicit_commit)):  # fmt: skip
-        assert error is not None, f"{what} in on_partitions_lost succeeded"
-        assert not isinstance(error, (AttributeError, TypeError, RebalanceViewExpiredError)), (
-            f"{what} was refused by the view instead of failing in the client: {error!r}"
-        )
+    assert entry.bare_commit is None, (
+        f"bare commit() in on_partitions_lost raised {entry.bare_commit!r}"
+    )
+    error = entry.explicit_commit
+    assert error is not None, "commit(offsets) in on_partitions_lost succeeded"
+    assert not isinstance(error, (AttributeError, TypeError, RebalanceViewExpiredError)), (
+        f"commit(offsets) was refused by the view instead of failing in the client: {error!r}"
+    )
     for tp, consumed in lost.consumed_before_stall.items():
         committed = entry.committed_after[tp]
         assert committed is None or committed < consumed, (tp, committed, consumed)

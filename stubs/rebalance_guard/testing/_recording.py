@@ -63,13 +63,14 @@ class Recording:
     def commit(self, offsets: Mapping[Key, int] | None) -> dict[Key, int]:
         """Commit ``offsets``, or (bare) the positions of every assigned partition.
 
-        A bare commit with nothing assigned commits nothing and is not recorded, as in the
-        clients; any other commit while fenced raises :class:`Fenced`.
+        A commit of nothing (bare with nothing assigned, or an empty dict) commits nothing
+        and is not recorded, as in the clients; any other commit while fenced raises
+        :class:`Fenced`.
         """
         done = (
             dict(offsets) if offsets is not None else {k: self.position(k) for k in self.assigned}
         )
-        if not done and offsets is None:
+        if not done:  # kafka-python commits an empty dict as a no-op too
             return done
         if self.fenced:
             raise Fenced("the member lost its partitions; another member owns them now")

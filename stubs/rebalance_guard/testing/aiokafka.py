@@ -155,13 +155,13 @@ class ListenerHarness(AsyncDriver[TopicPartition]):
                     self.recording.remove(keys)
                     self._sync_subscription()
             else:  # aiokafka: a revocation while the member has no generation is a loss
-                self.recording.remove(keys)
-                self._sync_subscription()
                 coordinator.generation, self.recording.fenced = -1, True
-                try:
+                try:  # aiokafka still lists the partitions meanwhile
                     await self._adapter.on_partitions_revoked(partitions)
                 finally:
                     coordinator.generation, self.recording.fenced = 1, False
+                    self.recording.remove(keys)
+                    self._sync_subscription()
         except Exception as exc:  # aiokafka logs it and goes on with the rebalance
             self.errors.keep(exc)
         finally:

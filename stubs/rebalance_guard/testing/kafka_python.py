@@ -4,7 +4,8 @@ The listener runs through the runtime's own dispatch (``rebalance_guard.kafka_py
 gets the runtime's :class:`~rebalance_guard.kafka_python.KafkaPythonRebalanceView`, forwarding
 to an in-memory :class:`RecordingConsumer` in kafka-python's vocabulary: the same permitted
 methods, the same expiry, revoked partitions still assigned during ``on_partitions_revoked``
-and gone during ``on_partitions_lost`` (where a commit raises ``CommitFailedError``), pause
+and gone from the view during ``on_partitions_lost`` (the consumer still lists them, as
+kafka-python does; a commit of them raises ``CommitFailedError``), pause
 cleared on revoked partitions, and an exception raised after the rebalance completed::
 
     harness = ListenerHarness(CommitOnRevoke())
@@ -178,10 +179,10 @@ class ListenerHarness(SyncDriver[TopicPartition]):
         elif event == "on_partitions_revoked":
             self._dispatcher.dispatch(event, partitions)  # still assigned meanwhile
             self.recording.remove(keys)
-        else:
-            self.recording.remove(keys)  # lost: already owned by another member
+        else:  # lost: already another member's; kafka-python still lists them meanwhile
             self.recording.fenced = True
             try:
                 self._dispatcher.dispatch(event, partitions)
             finally:
                 self.recording.fenced = False
+                self.recording.remove(keys)
