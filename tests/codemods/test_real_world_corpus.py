@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,37 @@ def test_every_manual_site_names_a_next_step(migrated: tuple[Path, str]) -> None
 
 
 # --- known migration bugs the corpus found (reported, not fixed here) ----------------------
+
+
+#: the bug findings a migration can cause by the calls it leaves or writes in a callback
+#: (KRB104 is left out: a migrated aiokafka/confluent listener without a lost override
+#: commits on the lost path through a view whose bare commit() is then a no-op)
+CALL_BUGS = "KRB101,KRB106,KRB109,KRB111"
+
+
+def _bug_findings(root: Path) -> Counter[tuple[str, str]]:
+    """(path, code) of every CALL_BUGS finding of ``check`` over the projects under ``root``."""
+    result = run_cli("check", "--select", CALL_BUGS, "--output-format", "json",
+                     *(str(root / p) for p in PROJECTS))  # fmt: skip
+    report = json.loads(result.stdout)
+    return Counter(
+        (Path(f["path"]).resolve().relative_to(root.resolve()).as_posix(), finding["code"])
+        for f in report["files"]
+        for finding in f["findings"]
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="inventory-sync/inventory_sync/worker.py: the owner's callbacks ignore their consumer "
+    "and call self.consumer.incremental_assign()/incremental_unassign(); migrated, the adapter "
+    "assigns the same partitions again: KRB101 twice, and poll() raises _CONFLICT on a broker",
+)
+def test_migration_adds_no_bug_finding(migrated: tuple[Path, str], tmp_path: Path) -> None:
+    root, _ = migrated
+    _copy(tmp_path)
+    before, after = _bug_findings(tmp_path), _bug_findings(root)
+    assert {key: n for key, n in after.items() if n > before[key]} == {}
 
 
 @pytest.mark.xfail(
