@@ -93,6 +93,10 @@ class Prepared:
     def finish(self) -> None:
         if not self.finished:
             self.finished = True
+            for reg in self.registrations:
+                func = reg.call.func
+                if not reg.guard and isinstance(func, ast.Attribute):
+                    reg.own_subscribe = self.unit.own_subscribe(func.value, reg.scope)
             self.builder.finish()
 
     def analysis(self, foreign_callbacks: list[Callback] | None = None) -> Analysis:

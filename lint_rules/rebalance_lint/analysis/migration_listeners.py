@@ -158,7 +158,9 @@ def plan_listeners(
         call = written.get(span(registration.call))
         if call is not None and not registration.guard and "listener" in registration.roles:
             client = CLIENTS.get(registration.client) if registration.client else None
-            _plan_subscribe(call, client, state, classes, plan, family_sites)
+            _plan_subscribe(
+                call, client, state, classes, plan, family_sites, registration.own_subscribe
+            )
     _collect_registered(analysis, state)
     if repository is not None:
         repository.sites(
@@ -239,6 +241,7 @@ def _plan_subscribe(
     classes: dict[ast.ClassDef, Kind],
     plan: MigrationPlan,
     family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]],
+    own_subscribe: str | None = None,
 ) -> None:
     value = find_arg(call, "listener", LISTENER_POSITION)
     if value is None or is_none(value):
@@ -267,6 +270,12 @@ def _plan_subscribe(
         )
         return
     reason = _why_not_splittable(call, value, creation, cls, facts)
+    if own_subscribe is not None:
+        reason = (
+            f"{own_subscribe}, which may wrap or forward listener=; registering the listener "
+            "with set_rebalance_listener() would bypass it: register the migrated listener "
+            "inside that subscribe() by hand"
+        )
     if reason is not None:
         plan.refuse(call.lineno, reason)
         if cls is not None:

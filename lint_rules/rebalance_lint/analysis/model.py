@@ -203,6 +203,10 @@ class Registration:
     roles: dict[str, ast.expr]  # "listener" or on_assign/on_revoke/on_lost -> expression
     anchor: ast.AST  # where KRB203 points
     guard: bool  # set_rebalance_listener (already migrated)
+    #: why the receiver's ``subscribe()`` may not be the client's own (its class defines one,
+    #: e.g. a consumer subclass wrapping ``listener=``, or is imported and cannot be seen);
+    #: set when the file's analysis finishes (:meth:`~.program.Unit.own_subscribe`)
+    own_subscribe: str | None = None
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rebalance_lint.analysis.clients import consumer_class
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import bound_value
@@ -81,6 +82,53 @@ class Unit:
             return self.klass(scope, param.annotation)
         value = bound_value(expr.id, scope, self.facts)
         return self.klass(scope, value.func) if isinstance(value, ast.Call) else None
+
+    def own_subscribe(self, receiver: ast.expr, scope: Scope) -> str | None:
+        """Why ``receiver.subscribe()`` may not be the client's own, or None.
+
+        ``receiver`` (``c``, ``self._c``) is built here by a class that is not a client's
+        consumer class: one of the program that defines ``subscribe()`` (a ``KafkaConsumer``
+        subclass that wraps ``listener=``), or an imported one this run cannot see.
+        """
+        for value, value_scope in self._constructions(receiver, scope):
+            qualname = self.facts.imports.resolve(value.func)
+            if qualname is not None and consumer_class(qualname) is not None:
+                continue  # the client's own consumer class
+            found = self.klass(value_scope, value.func)
+            if found is not None:
+                unit, cls = found
+                method = unit.hierarchy.methods(cls).get("subscribe")
+                if method is not None:
+                    where = f"{unit.path}:{method.lineno}" if unit.path else f"line {method.lineno}"
+                    return f"the consumer's class defines its own {cls.name}.subscribe() ({where})"
+                continue
+            name = dotted(value.func)
+            if qualname is not None and name is not None and name.rpartition(".")[2][:1].isupper():
+                return (
+                    f"the consumer is a {name} (imported from {qualname.rpartition('.')[0]}), "
+                    "whose subscribe() this run cannot see"
+                )
+        return None
+
+    def _constructions(self, receiver: ast.expr, scope: Scope) -> list[tuple[ast.Call, Scope]]:
+        """The calls that build what ``receiver`` holds (``c = X()``, ``self._c = X()``)."""
+        if (
+            isinstance(receiver, ast.Attribute)
+            and isinstance(receiver.value, ast.Name)
+            and scope.cls is not None
+            and receiver.value.id == scope.self_name
+        ):
+            values = [
+                found
+                for klass in self.hierarchy.ancestry(scope.cls)
+                for found in self.attr_values(klass, receiver.attr)
+            ]
+        elif isinstance(receiver, ast.Name):
+            value = bound_value(receiver.id, scope, self.facts)
+            values = [(value, scope)] if value is not None else []
+        else:
+            values = []
+        return [(v, s) for v, s in values if isinstance(v, ast.Call)]
 
     def attr_values(self, cls: ast.ClassDef, attr: str) -> list[tuple[ast.expr, Scope]]:
         """The values assigned to ``self.attr`` in methods of ``cls`` (this file only)."""
