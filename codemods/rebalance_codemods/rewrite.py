@@ -10,13 +10,13 @@ builds the replacement. Nothing here decides whether a site may be migrated.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
-from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span
+from rebalance_lint.analysis.edits import Edit, LambdaMethod, MigrationPlan, Span
 
 from rebalance_codemods.syntax import (
     append_param,
@@ -73,6 +73,47 @@ def apply(edits: list[NodeEdit], node: cst.CSTNode) -> Replacement:
             break
         result = edit(result)
     return result
+
+
+def mend_removed_imports(before: cst.Module, after: cst.Module) -> cst.Module:
+    """``after`` with the blank lines that went with a removed module-level import given back:
+    removing ``import functools`` (no partial left) must not join the import groups around
+    it, nor leave the file starting with the blank line that followed it."""
+    old = list(before.body)
+    new = list(after.body)
+    if not any(_is_import(s) for s in old):
+        return after
+    changed = False
+    for index, stmt in enumerate(new):
+        if not _is_import(stmt):
+            continue
+        k = next((i for i, s in enumerate(old) if s.deep_equals(stmt)), None)
+        if k is None or k == 0 or not _is_import(old[k - 1]):
+            continue
+        j = k - 1
+        while j >= 0 and _is_import(old[j]) and not any(old[j].deep_equals(s) for s in new):
+            j -= 1
+        if j == k - 1:
+            continue  # nothing removed just before this import
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        removed = old[j + 1]
+        assert isinstance(removed, cst.SimpleStatementLine)
+        comments = [line for line in stmt.leading_lines if line.comment is not None]
+        if j < 0 and not after.header:
+            lines = comments  # it is the first statement now
+        elif not stmt.leading_lines:
+            lines = [line for line in removed.leading_lines if line.comment is None]
+        else:
+            continue
+        new[index] = stmt.with_changes(leading_lines=lines)
+        changed = True
+    return after.with_changes(body=new) if changed else after
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Import | cst.ImportFrom) for small in stmt.body
+    )
 
 
 class _Finder:
@@ -142,7 +183,15 @@ def _split_subscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit
 
 
 def _replace_with_name(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    return finder.find(edit.target, _EXPRESSION), lambda _node: cst.Name(edit.value)
+    """The expression becomes the name ``value``, or the attribute for a dotted one."""
+    return finder.find(edit.target, _EXPRESSION), lambda _node: _dotted(edit.value)
+
+
+def _dotted(name: str) -> cst.Name | cst.Attribute:
+    head, _, attr = name.rpartition(".")
+    if not head:
+        return cst.Name(name)
+    return cst.Attribute(value=_dotted(head), attr=cst.Name(attr))
 
 
 def _drop_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
@@ -221,54 +270,229 @@ def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
 
 
 def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """Replace the callback functions in their block by one listener class at the first one."""
-    block = finder.parent(finder.find(edit.target, cst.FunctionDef))
+    """One listener class from the callbacks: the defs ``names`` and the lambdas ``lambdas``
+    become its methods, the parameters ``bound`` (by ``functools.partial``) its
+    ``__init__``'s. ``index`` 0: the class replaces the defs in their block, at the first one;
+    1: it goes just before the statement ``target`` (the ``subscribe()``: lambdas only);
+    2: it replaces the statement ``target``, a lambda's assignment. Assignments of the other
+    lambdas go too (they are in the block: the planner checked)."""
+    lambdas = [(finder.find(m.target, cst.Lambda), m) for m in edit.lambdas]
+    if edit.index == 1:
+        statement = finder.find(edit.target, cst.SimpleStatementLine)
+        block = finder.parent(statement)
+        least = 2 if isinstance(block, cst.Module) else 1
+        first = isinstance(block, cst.Module | cst.IndentedBlock) and block.body[0] is statement
+
+        def before(node: cst.CSTNode) -> Replacement:
+            assert isinstance(node, cst.SimpleStatementLine)
+            blank = [line for line in node.leading_lines if line.comment is None]
+            comments = [line for line in node.leading_lines if line.comment is not None]
+            listener = _listener(edit, [], {}, lambdas, blank if first else _blank(blank, least))
+            return cst.FlattenSentinel(
+                [listener, node.with_changes(leading_lines=_blank(comments, least))]
+            )
+
+        return statement, before
+    if edit.index == 2:
+        block = finder.parent(finder.find(edit.target, cst.SimpleStatementLine))
+    else:
+        block = finder.parent(finder.find(edit.target, cst.FunctionDef))
+    assert isinstance(block, cst.Module | cst.IndentedBlock)
+    least = 2 if isinstance(block, cst.Module) else 1
     wanted = {function: (method, self_name) for function, method, self_name in edit.names}
+    assignments = [
+        line
+        for lam, _ in lambdas
+        if isinstance(assign := finder.parent(lam), cst.Assign)
+        and isinstance(line := finder.parent(assign), cst.SimpleStatementLine)
+    ]
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.Module | cst.IndentedBlock)
         body: list[cst.BaseStatement] = []
         methods: list[cst.FunctionDef] = []
+        bound: dict[str, cst.Param] = {}
         slot = -1
+        leading: list[cst.EmptyLine] = []
+        carry: list[cst.EmptyLine] = []  # comments of a lambda assignment that goes
+        spaced = False  # the next statement followed a lambda's assignment
         for stmt in node.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
                 if slot < 0:
                     slot = len(body)
+                    leading = [line for line in stmt.leading_lines if line.comment is None]
                 method, self_name = wanted[stmt.name.value]
-                methods.append(_method(stmt, method, self_name, edit.annotation, not methods))
-            else:
-                body.append(stmt)
-        first = next(
-            s for s in node.body if isinstance(s, cst.FunctionDef) and s.name.value in wanted
-        )
-        listener = cst.ClassDef(
-            name=cst.Name(edit.value),
-            bases=[cst.Arg(cst.Name(edit.extra))],
-            body=cst.IndentedBlock(body=methods),
-            leading_lines=[line for line in first.leading_lines if line.comment is None],
-        )
-        body.insert(slot, listener)
+                attributes = [p for f, p in edit.bound if f == stmt.name.value]
+                for param in _params(stmt):
+                    if param.name.value in attributes:
+                        bound.setdefault(param.name.value, param)
+                methods.append(_method(stmt, method, self_name, edit.annotation, attributes))
+                continue
+            assert isinstance(stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement)
+            if any(stmt.deep_equals(line) for line in assignments):
+                if slot < 0:
+                    slot, leading = len(body), list(stmt.leading_lines)
+                else:
+                    carry += [line for line in stmt.leading_lines if line.comment is not None]
+                spaced = True
+                continue
+            lines = [*carry, *stmt.leading_lines]
+            carry = []
+            if spaced and slot == len(body):
+                lines = _blank(lines, least)  # it followed a lambda's assignment, now the class
+            spaced = False
+            body.append(stmt.with_changes(leading_lines=lines))
+        assert slot >= 0, "no callback left in the block"
+        if slot > 0 and edit.index == 2:
+            leading = _blank(leading, least)
+        body.insert(slot, _listener(edit, methods, bound, lambdas, leading))
         return node.with_changes(body=body)
 
     return block, change
 
 
+_ROLES = ["on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost"]
+
+
+def _listener(
+    edit: Edit,
+    methods: list[cst.FunctionDef],
+    bound: Mapping[str, cst.Param],
+    lambdas: list[tuple[cst.Lambda, LambdaMethod]],
+    leading: Sequence[cst.EmptyLine],
+) -> cst.ClassDef:
+    """``class <value>(<extra>):`` with ``methods``, the lambdas' (each before the first
+    method of a later role: assigned, revoked, lost) and an ``__init__``."""
+    methods = list(methods)
+    for lam, lambda_method in lambdas:
+        rank = _ROLES.index(lambda_method.method)
+        later = (i for i, m in enumerate(methods) if _ROLES.index(m.name.value) > rank)
+        methods.insert(
+            next(later, len(methods)), _lambda_method(lam, lambda_method, edit.annotation)
+        )
+    if bound:
+        methods.insert(0, _init(list(bound.values()), methods[0]))
+    methods = [
+        m.with_changes(leading_lines=m.leading_lines if i == 0 else _spaced(m.leading_lines))
+        for i, m in enumerate(methods)
+    ]
+    return cst.ClassDef(
+        name=cst.Name(edit.value),
+        bases=[cst.Arg(cst.Name(edit.extra))],
+        body=cst.IndentedBlock(body=methods),
+        leading_lines=leading,
+    )
+
+
+def _blank(lines: Sequence[cst.EmptyLine], count: int) -> list[cst.EmptyLine]:
+    """``lines`` with at least ``count`` blank lines before anything else in them."""
+    have = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        have += 1
+    return [*(cst.EmptyLine(indent=False) for _ in range(count - have)), *lines]
+
+
+def _params(fn: cst.FunctionDef) -> list[cst.Param]:
+    return [*fn.params.params, *fn.params.kwonly_params]
+
+
+def _spaced(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """A method's leading lines with one blank line first (the methods after the first)."""
+    if lines and lines[0].comment is None:
+        return list(lines)
+    return [cst.EmptyLine(indent=False), *lines]
+
+
 def _method(
-    fn: cst.FunctionDef, name: str, self_name: str, protocol: str, first: bool
+    fn: cst.FunctionDef, name: str, self_name: str, protocol: str, bound: Sequence[str] = ()
 ) -> cst.FunctionDef:
     """``def on_assign(consumer, partitions)`` -> ``def on_partitions_assigned(self, partitions,
-    consumer: RebalanceConsumer)`` with the same body."""
+    consumer: RebalanceConsumer)`` with the same body (the ``bound`` parameters dropped)."""
     comments = [line for line in fn.leading_lines if line.comment is not None]
-    spacing = [] if first else [cst.EmptyLine(indent=False)]
     body = fn.body
     if isinstance(body, cst.IndentedBlock) and not body.body:
         body = body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
     self_param = cst.Param(cst.Name(self_name), comma=_COMMA)
+    params = fn.params
+    if bound:
+        params = params.with_changes(
+            params=[p for p in params.params if p.name.value not in bound],
+            kwonly_params=(),
+            star_arg=cst.MaybeSentinel.DEFAULT,
+        )
     return fn.with_changes(
         name=cst.Name(name),
-        params=_listener_params(fn.params, self_param, protocol),
-        leading_lines=[*spacing, *comments],
+        params=_listener_params(params, self_param, protocol),
+        leading_lines=comments,
         body=body,
+    )
+
+
+def _lambda_method(lam: cst.Lambda, method: LambdaMethod, protocol: str) -> cst.FunctionDef:
+    """``lambda c, p: expr`` -> ``def on_partitions_x(self, p: list[TopicPartition], c:
+    RebalanceConsumer) -> None: expr`` (a final assign a seek loop, a final unassign or a
+    ``None`` body ``pass``)."""
+    consumer, partitions = (p.name for p in lam.params.params)
+    body: cst.BaseStatement
+    value = lam.body
+    if method.tail == "drop" or (isinstance(value, cst.Name) and value.value == "None"):
+        body = cst.SimpleStatementLine([cst.Pass()])
+    elif method.tail:
+        assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+        seek = cst.Call(
+            func=value.func.with_changes(attr=cst.Name("seek")),
+            args=[cst.Arg(cst.Name(method.tail))],
+        )
+        body = cst.For(
+            target=cst.Name(method.tail),
+            iter=partitions,
+            body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Expr(seek)])]),
+        )
+    else:
+        body = cst.SimpleStatementLine([cst.Expr(value.with_changes(lpar=(), rpar=()))])
+    params = [
+        cst.Param(cst.Name(method.self_name), comma=_COMMA),
+        cst.Param(
+            partitions,
+            annotation=cst.Annotation(cst.parse_expression(method.partitions_type)),
+            comma=_COMMA,
+        ),
+        cst.Param(consumer, annotation=cst.Annotation(cst.Name(protocol)) if protocol else None),
+    ]
+    return cst.FunctionDef(
+        name=cst.Name(method.method),
+        params=cst.Parameters(params=params),
+        body=cst.IndentedBlock(body=[body]),
+        returns=cst.Annotation(cst.Name("None")),
+    )
+
+
+def _init(params: list[cst.Param], first: cst.FunctionDef) -> cst.FunctionDef:
+    """``def __init__(self, a: A) -> None: self.a = a`` for the parameters partials bound (the
+    annotations the functions gave them; ``-> None`` always, so calling it stays a typed call)."""
+    self_name = first.params.params[0].name.value
+    body = [
+        cst.SimpleStatementLine(
+            [
+                cst.Assign(
+                    targets=[cst.AssignTarget(_dotted(f"{self_name}.{p.name.value}"))],
+                    value=cst.Name(p.name.value),
+                )
+            ]
+        )
+        for p in params
+    ]
+    own = [
+        p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, comma=_COMMA) for p in params
+    ]
+    own[-1] = own[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return cst.FunctionDef(
+        name=cst.Name("__init__"),
+        params=cst.Parameters(params=[cst.Param(cst.Name(self_name), comma=_COMMA), *own]),
+        body=cst.IndentedBlock(body=body),
+        returns=cst.Annotation(cst.Name("None")),
     )
 
 

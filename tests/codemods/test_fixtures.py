@@ -35,5 +35,5 @@ def test_refused_fixture_is_untouched_and_every_site_reported(path: Path) -> Non
     assert result.status == "ok" and result.new_source is None
     registrations = path.read_text().count(".subscribe(")
     assert len(result.manual) == registrations, result.manual
-    next_step = ("first", "by hand", "instead")
+    next_step = ("first", "by hand", "instead", "then run migrate again")
     assert all(any(w in m.reason for w in next_step) for m in result.manual), result.manual

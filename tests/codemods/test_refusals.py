@@ -141,22 +141,107 @@ CASES = [
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
         """), 8, "on_assign calls consumer.poll() (line 6), which the rebalance view does not offer"),
-    ("cf-lambda", cf("""
+    ("cf-lambda-calls-poll", cf("""
         c = Consumer({})
-        c.subscribe(["a"], on_assign=lambda consumer, partitions: None)
-        """), 6, "on_assign= is a lambda; define it with def on_assign(consumer, partitions) next to the subscribe() and pass its name, then run migrate again"),
-    ("cf-partial", cf("""
+        c.subscribe(["a"], on_assign=lambda consumer, partitions: consumer.poll(0))
+        """), 6, "the on_assign= lambda calls consumer.poll() (line 6), which the rebalance view does not offer (KIP-1306); move that call out of the callback first"),
+    ("cf-lambda-passes-consumer", cf("""
+        def reset(consumer, partitions, flag):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=lambda c, p: reset(c, p, True))
+        """), 8, "the on_assign= lambda uses the consumer other than to call a method (line 8): passes it to reset(); call the consumer's methods in the callback itself"),
+    ("cf-lambda-defaults", cf("""
+        c = Consumer({})
+        for t in ["a", "b"]:
+            c.subscribe([t], on_assign=lambda consumer, partitions, t=t: print(t))
+        """), 7, "the on_assign= lambda takes default arguments (values bound when it was created); bind them with functools.partial on a def on_assign(..., consumer, partitions) instead"),
+    ("cf-lambda-not-a-statement", cf("""
+        c = Consumer({})
+        if True: c.subscribe(["a"], on_lost=lambda consumer, partitions: None)
+        """), 6, "the lambda's subscribe() (or assignment) is not a statement of its own in a function or module body, so the listener class has no place next to it; put it on a line of its own there first"),
+    ("cf-lambda-elsewhere", cf("""
+        def on_revoke(consumer, partitions):
+            consumer.commit(asynchronous=False)
+        def run(flag):
+            c = Consumer({})
+            c.subscribe(["a"], on_revoke=on_revoke, on_lost=lambda consumer, partitions: print(flag))
+        """), 9, "the on_lost= lambda is not defined next to the other callbacks (another block or function), where the listener class goes; define them in one place first"),
+    ("cf-lambda-variable-used-twice", cf("""
+        c = Consumer({})
+        on_lost = lambda consumer, partitions: None
+        c.subscribe(["a"], on_lost=on_lost)
+        keep(on_lost)
+        """), 7, "on_lost is used elsewhere too; moving it into a listener class would break those uses; make them call a helper both use first"),
+    ("cf-variable-not-a-lambda", cf("""
         import functools
-        def on_assign(tag, consumer, partitions):
+        def revoke(tag, consumer, partitions):
+            pass
+        c = Consumer({})
+        on_revoke = functools.partial(revoke, "t")
+        c.subscribe(["a"], on_revoke=on_revoke)
+        """), 10, "on_revoke= is the variable on_revoke, assigned at line 9 from something other than a lambda; pass that function, lambda or functools.partial(...) to subscribe() directly first"),
+    ("aio-lambda", aio("""
+        async def main():
+            c = AIOConsumer({})
+            await c.subscribe(["a"], on_assign=lambda consumer, partitions: consumer.incremental_assign(partitions))
+        """), 7, "on_assign= is a lambda, and AIOConsumer awaits what its callbacks return (a lambda cannot await); define it with async def on_assign(consumer, partitions) next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-partial-of-imported", cf("""
+        import functools
+        from handlers import on_assign
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
+        """), 8, "on_assign= is a functools.partial of on_assign, which is not a function defined in this file or is given *args or **kwargs; write def on_assign(consumer, partitions) calling the wrapped function with the bound arguments next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-partial-signature", cf("""
+        import functools
+        def on_assign(tag, consumer, partitions, extra=None):
             pass
         c = Consumer({})
         c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
-        """), 9, "on_assign= is a functools.partial; write def on_assign(consumer, partitions) calling the wrapped function with the bound arguments"),
+        """), 9, "functools.partial(on_assign, ...) does not leave exactly (consumer, partitions) of on_assign unbound (or on_assign has defaults, *args or **kwargs); bind the parameters before the consumer positionally and the ones after the partitions by keyword, without defaults, first (KRB109)"),
+    ("cf-partial-binds-a-call", cf("""
+        from functools import partial
+        def on_assign(settings, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=partial(on_assign, load_settings()))
+        """), 9, "functools.partial(on_assign, ...) binds load_settings(), which it evaluated once, when subscribe() ran; assign it to a variable before the subscribe() and bind that, then run migrate again"),
+    ("cf-partial-binds-two-values", cf("""
+        from functools import partial
+        def on_assign(tag, consumer, partitions):
+            pass
+        def on_revoke(tag, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=partial(on_assign, "x"), on_revoke=partial(on_revoke, "y"))
+        """), 11, "two functools.partial callbacks bind tag to different values; rename the parameter in one of the functions first"),
+    ("cf-partial-rebinds", cf("""
+        from functools import partial
+        def on_assign(tag, consumer, partitions):
+            tag = tag.upper()
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=partial(on_assign, "x"))
+        """), 9, "on_assign rebinds tag, which functools.partial binds (it becomes an attribute of the listener); use a new name first"),
+    ("cf-partial-used-twice", cf("""
+        from functools import partial
+        def on_assign(tag, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=partial(on_assign, "x"))
+        c.subscribe(["b"], on_assign=partial(on_assign, "y"))
+        """), 9, "on_assign is used elsewhere too; moving it into a listener class would break those uses"),
+    ("cf-partial-calls-close", cf("""
+        from functools import partial
+        def on_revoke(tag, consumer, partitions):
+            consumer.close()
+        c = Consumer({})
+        c.subscribe(["a"], on_revoke=partial(on_revoke, "x"))
+        """), 9, "on_revoke calls consumer.close() (line 7), which the rebalance view does not offer (KIP-1306)"),
     ("cf-not-a-name", cf("""
         handlers = {}
         c = Consumer({})
         c.subscribe(["a"], on_assign=handlers["assign"])
-        """), 7, "on_assign= is not a function or method defined in this file (lambda, partial, imported); define it with def on_assign(consumer, partitions)"),
+        """), 7, "on_assign= is not a function, lambda or functools.partial defined in this file (imported, an attribute, a container item, a call); define it with def on_assign(consumer, partitions)"),
     ("cf-imported", cf("""
         from handlers import on_revoke
         c = Consumer({})

@@ -42,6 +42,7 @@ Action = Literal[
     "rename_base",  # at a class base expression: becomes the name ``value``
     "append_param",  # at a def: ``value: annotation`` appended to its positional parameters
     "gather",  # at the block holding def ``target``: ``names`` defs -> class ``value(extra)``
+    # (``index`` 1: ``target`` is the statement the class goes before; ``lambdas``, ``bound``)
     "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, <expression extra>)
     "seek_loop",  # at a statement [await] c.assign(p): for ``extra`` in ``value``: c.seek(..)
     "add_base",  # at a class: the name ``value`` appended to its bases
@@ -54,6 +55,24 @@ Action = Literal[
     "add_stub_after",  # after a def: a copy named ``value`` keeping body statements ``keep``
     # (else ``pass``) under the comment ``extra``, ``names`` renaming parameters (old, new, "")
 ]
+
+
+@dataclass(frozen=True)
+class LambdaMethod:
+    """A registered lambda that ``gather`` turns into a listener method (its body one statement).
+
+    ``tail``: "" keeps the body; "drop" makes it ``pass`` (a final unassign the adapter does);
+    any other value is the loop variable of the seek loop a final ``assign(partitions)`` becomes.
+    ``partitions_type``: the annotation of the partitions parameter (the consumer's is the
+    edit's ``annotation``); the method returns ``None``. A lambda whose parent is an assignment
+    (``on_assign = lambda c, p: ...``) takes that statement with it.
+    """
+
+    target: Span
+    method: str
+    self_name: str
+    partitions_type: str
+    tail: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,11 @@ class Edit:
     names: tuple[tuple[str, str, str], ...] = ()
     #: ``add_stub_after``: indexes of the def's body statements the copy keeps
     keep: tuple[int, ...] = ()
+    #: ``gather``: lambdas that become methods (after the ``names`` defs)
+    lambdas: tuple[LambdaMethod, ...] = ()
+    #: ``gather``: (function name, parameter) per parameter a ``functools.partial`` bound: the
+    #: parameter leaves the method and becomes an ``__init__`` parameter stored on ``self``
+    bound: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

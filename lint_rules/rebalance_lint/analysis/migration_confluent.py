@@ -11,6 +11,20 @@ the guard module's own ``subscribe(consumer, topics, listener)``:
 
 * functions (module-level or nested): gathered into a listener class defined where they were
   (same scope, so every name in their bodies still means the same);
+* lambdas (``on_assign=lambda c, p: reset(c, p, flag)``, also one assigned to a name first and
+  used nowhere else): a method whose body is the lambda's expression, fully annotated (the
+  partitions as ``list[TopicPartition]``), in the class with the functions, or without any
+  just before the ``subscribe()`` statement (or in place of the lambda's assignment): the same
+  function scope, so the names the lambda closes over still mean the same;
+* ``functools.partial(handler, a, ...)`` of a function of the file: ``handler`` becomes the
+  method as a function does; the parameters the partial binds (positionally before the
+  consumer, or by keyword after the partitions) leave the method and become ``__init__``
+  parameters stored on ``self`` (``settings`` -> ``self.settings`` in the body). The bound
+  values were evaluated once, when ``subscribe()`` ran; they still are, as the listener's
+  constructor arguments at the same call. Only side-effect-free values (names, constants,
+  attributes, ...: ``migration_facts.is_pure``) are accepted, since the constructor takes them
+  in the function's parameter order, not necessarily the partial's; anything else is refused
+  (assign it to a variable first);
 * bound methods of the class that owns the consumer (``on_assign=self._on_assign``, also
   name-mangled ``self.__on_assign``): the owner itself becomes the listener (the listener base
   is appended to its bases, the methods are renamed to ``on_partitions_*`` with the view as
@@ -35,7 +49,7 @@ from dataclasses import dataclass, field
 from rebalance_guard._client_facts import CLIENTS, CONFLUENT, ClientFacts
 from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
 
-from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
+from rebalance_lint.analysis.edits import Edit, LambdaMethod, MigrationPlan, Span, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
@@ -46,6 +60,7 @@ from rebalance_lint.analysis.migration_facts import (
     has_star_args,
     is_dotted,
     is_none,
+    is_pure,
     methods_of,
     names_in,
     returned_value,
@@ -64,8 +79,25 @@ _SPECIAL_BASES = ("typing.", "typing_extensions.", "enum.", "ctypes.")
 @dataclass(frozen=True)
 class _Callback:
     keyword: str  # on_assign / on_revoke / on_lost
-    function: Function
+    function: Function | ast.Lambda
     method: bool = False  # a method of the owner class (``self`` first)
+    partial: ast.Call | None = None  # ``functools.partial(function, ...)`` was registered
+    bound: tuple[str, ...] = ()  # the parameters that partial binds, in the def's order
+    variable: ast.Name | None = None  # the name a lambda was assigned to first
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.function, ast.Lambda):
+            return f"the {self.keyword}= lambda"
+        return self.function.name
+
+    def same_callable(self, other: _Callback) -> bool:
+        """Whether both register the same function (through equal partials, if any)."""
+        if self.function is not other.function:
+            return False
+        if self.partial is None or other.partial is None:
+            return self.partial is other.partial
+        return ast.dump(self.partial) == ast.dump(other.partial)
 
 
 @dataclass
@@ -151,28 +183,27 @@ def _plan_site(
         return _collect_owner_site(call, present, client, facts, owners)
     callbacks: list[_Callback] = []
     for keyword, value in present:
-        function = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            return _not_a_def(keyword, value, facts)
+        found = _resolve(keyword, value, client, facts)
+        if isinstance(found, str):
+            return found
         if keyword == "on_lost" and any(
-            cb.keyword == "on_revoke" and cb.function is function for cb in callbacks
+            cb.keyword == "on_revoke" and cb.same_callable(found) for cb in callbacks
         ):
             continue  # on_lost=on_revoke is what on_partitions_lost does by default
-        if any(cb.function is function for cb in callbacks):
-            return f"{function.name} is registered for two roles; split it into one per role"
-        callbacks.append(_Callback(keyword, function))
+        if any(cb.function is found.function for cb in callbacks):
+            return f"{found.label} is registered for two roles; split it into one per role"
+        callbacks.append(found)
     for callback in callbacks:
-        function = callback.function
-        refs = facts.bindings.references(function, function.name)
-        here = [r for r in refs or () if _argument_of(r, call, facts)]
-        if refs is None or len(refs) != len(here):
-            return (
-                f"{function.name} is used elsewhere too; moving it into a listener class"
-                " would break those uses; make them call a helper both use first"
-            )
-    block = _block_of(callbacks[0].function, facts)
-    if any(_block_of(cb.function, facts) != block for cb in callbacks):
-        return "the callbacks are defined in different blocks; define them together first"
+        reason = _used_only_here(callback, call, facts)
+        if reason is not None:
+            return reason
+    placement = _placement(call, callbacks, facts)
+    if isinstance(placement, str):
+        return placement
+    anchor, mode = placement
+    bound = _bound_arguments(callbacks, facts)
+    if isinstance(bound, str):
+        return bound
     for callback in callbacks:
         reason = _plan_callback(callback, client, facts, plan)
         if reason is not None:
@@ -180,23 +211,45 @@ def _plan_site(
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
-    names = tuple(
-        (cb.function.name, CONFLUENT_CALLBACKS[cb.keyword], _self_name(cb.function))
-        for cb in callbacks
-    )
+    names: list[tuple[str, str, str]] = []
+    lambdas: list[LambdaMethod] = []
+    attributes: list[tuple[str, str]] = []
+    for callback in callbacks:
+        method = CONFLUENT_CALLBACKS[callback.keyword]
+        self_name = _self_name(callback.function)
+        function = callback.function
+        if isinstance(function, ast.Lambda):
+            partitions = guard_name(facts, taken, CONFLUENT.package, "TopicPartition", plan)
+            tail = _lambda_tail(callback, facts)
+            lambdas.append(
+                LambdaMethod(span(function), method, self_name, f"list[{partitions}]", tail)
+            )
+            continue
+        names.append((function.name, method, self_name))
+        for parameter in callback.bound:
+            attributes.append((function.name, parameter))
+            for ref in facts.bindings.references(_param(function, parameter), parameter) or ():
+                plan.edit(Edit("replace_with_name", span(ref), value=f"{self_name}.{parameter}"))
     plan.edit(
         Edit(
             "gather",
-            span(callbacks[0].function),
+            span(anchor),
             value=class_name,
             extra=listener,
             annotation=protocol,
-            names=names,
+            names=tuple(names),
+            index=mode,
+            lambdas=tuple(lambdas),
+            bound=tuple(attributes),
         )
     )
-    plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=f"{class_name}()"))
+    arguments = ", ".join(bound.values())
+    plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=f"{class_name}({arguments})"))
     for callback in callbacks:
-        _drop_annotation_import(callback.function.args.args[0], plan)
+        if callback.partial is not None:
+            plan.unused_imports.append(span(callback.partial.func))
+        if not isinstance(callback.function, ast.Lambda):
+            _drop_annotation_import(_consumer_param(callback), plan)
     plan.sites += 1
     plan.planned.add(span(call))
     return None
@@ -205,6 +258,229 @@ def _plan_site(
 def _drop_annotation_import(param: ast.arg, plan: MigrationPlan) -> None:
     if param.annotation is not None:
         plan.unused_imports.append(span(param.annotation))
+
+
+def _resolve(
+    keyword: str, value: ast.expr, client: ClientFacts, facts: FileFacts
+) -> _Callback | str:
+    """The callback ``value`` registers (a def, a lambda, a partial of a def), or why not."""
+    if isinstance(value, ast.Lambda):
+        return _lambda_callback(keyword, value, None, client)
+    if isinstance(value, ast.Call) and "functools.partial" in facts.qualnames(value.func):
+        return _partial_callback(keyword, value, facts)
+    bound = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
+    if isinstance(bound, ast.FunctionDef | ast.AsyncFunctionDef):
+        return _Callback(keyword, bound)
+    assignment = facts.parent(bound) if isinstance(bound, ast.Name) else None
+    if (
+        isinstance(bound, ast.Name)
+        and isinstance(assignment, ast.Assign)
+        and assignment.targets == [bound]
+        and isinstance(assignment.value, ast.Lambda)
+    ):
+        return _lambda_callback(keyword, assignment.value, bound, client)
+    return _not_a_def(keyword, value, facts)
+
+
+def _lambda_callback(
+    keyword: str, value: ast.Lambda, variable: ast.Name | None, client: ClientFacts
+) -> _Callback | str:
+    if client.async_callbacks:
+        return (
+            f"{keyword}= is a lambda, and AIOConsumer awaits what its callbacks return (a "
+            f"lambda cannot await); define it with async def {keyword}(consumer, partitions) "
+            "next to the subscribe() and pass its name, then run migrate again"
+        )
+    return _Callback(keyword, value, variable=variable)
+
+
+def _partial_callback(keyword: str, value: ast.Call, facts: FileFacts) -> _Callback | str:
+    """``functools.partial(handler, *bound)`` of a def of this file, checked."""
+    wrapped = value.args[0] if value.args else None
+    function = facts.bindings.binding(wrapped) if isinstance(wrapped, ast.Name) else None
+    if has_star_args(value) or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        what = ast.unparse(wrapped) if wrapped is not None else "nothing"
+        return (
+            f"{keyword}= is a functools.partial of {what}, which is not a function defined in "
+            f"this file or is given *args or **kwargs; write def {keyword}(consumer, "
+            "partitions) calling the wrapped function with the bound arguments next to the "
+            "subscribe() and pass its name, then run migrate again"
+        )
+    args = function.args
+    given = len(value.args) - 1
+    rest = [a.arg for a in args.args[given + 2 :]] + [a.arg for a in args.kwonlyargs]
+    keywords = [kw.arg for kw in value.keywords]
+    if (
+        args.posonlyargs
+        or args.vararg
+        or args.kwarg
+        or args.defaults
+        or any(d is not None for d in args.kw_defaults)
+        or len(args.args) < given + 2
+        or sorted(rest) != sorted(k for k in keywords if k is not None)
+    ):
+        return (
+            f"functools.partial({function.name}, ...) does not leave exactly (consumer, "
+            f"partitions) of {function.name} unbound (or {function.name} has defaults, *args "
+            "or **kwargs); bind the parameters before the consumer positionally and the ones "
+            "after the partitions by keyword, without defaults, first (KRB109)"
+        )
+    for bound_value in [*value.args[1:], *(kw.value for kw in value.keywords)]:
+        if not is_pure(bound_value):
+            return (
+                f"functools.partial({function.name}, ...) binds {ast.unparse(bound_value)}, "
+                "which it evaluated once, when subscribe() ran; assign it to a variable "
+                "before the subscribe() and bind that, then run migrate again"
+            )
+    bound = tuple(a.arg for a in args.args[:given]) + tuple(rest)
+    return _Callback(keyword, function, partial=value, bound=bound)
+
+
+def _used_only_here(callback: _Callback, call: ast.Call, facts: FileFacts) -> str | None:
+    """Why moving the callback into the listener would break another use of it."""
+    function = callback.function
+    if isinstance(function, ast.Lambda):
+        if callback.variable is None:
+            return None
+        name = callback.variable.id
+        refs = facts.bindings.references(callback.variable, name)
+    else:
+        name = function.name
+        refs = facts.bindings.references(function, name)
+    if refs is None or not all(
+        _argument_of(r, call, facts) or _wrapped_by_argument(r, call, facts) for r in refs
+    ):
+        return (
+            f"{name} is used elsewhere too; moving it into a listener class"
+            " would break those uses; make them call a helper both use first"
+        )
+    return None
+
+
+def _wrapped_by_argument(ref: ast.AST, call: ast.Call, facts: FileFacts) -> bool:
+    """``ref`` is what a ``functools.partial(ref, ...)`` argument of ``call`` wraps."""
+    partial = facts.parent(ref)
+    return (
+        isinstance(partial, ast.Call)
+        and partial.args[:1] == [ref]
+        and "functools.partial" in facts.qualnames(partial.func)
+        and _argument_of(partial, call, facts)
+    )
+
+
+def _placement(
+    call: ast.Call, callbacks: list[_Callback], facts: FileFacts
+) -> tuple[ast.AST, int] | str:
+    """Where the listener class goes (``gather``'s ``index``): at the first def (0), else
+    just before the ``subscribe()`` statement (1) or in place of a lambda's assignment (2)."""
+    defs = [cb.function for cb in callbacks if not isinstance(cb.function, ast.Lambda)]
+    assignments = [facts.parent(cb.variable) for cb in callbacks if cb.variable is not None]
+    anchor: ast.AST
+    if defs:
+        anchor = defs[0]
+        if any(_block_of(f, facts) != _block_of(anchor, facts) for f in defs):
+            return "the callbacks are defined in different blocks; define them together first"
+    else:
+        statement = assignments[0] if assignments else _statement_of(call, facts)
+        if (
+            statement is None
+            or isinstance(facts.parent(statement), ast.ClassDef)
+            or statement_layout(statement, facts) != "own"
+        ):
+            return (
+                "the lambda's subscribe() (or assignment) is not a statement of its own in a "
+                "function or module body, so the listener class has no place next to it; "
+                "put it on a line of its own there first"
+            )
+        anchor = statement
+    scope = facts.bindings.scope_at.get(anchor)
+    for callback in callbacks:
+        assignment = facts.parent(callback.variable) if callback.variable else None
+        if isinstance(callback.function, ast.Lambda) and (
+            facts.bindings.scope_at.get(callback.function) is not scope
+            or (
+                assignment is not None
+                and (
+                    _block_of(assignment, facts) != _block_of(anchor, facts)
+                    or statement_layout(assignment, facts) != "own"
+                )
+            )
+        ):
+            return (
+                f"{callback.label} is not defined next to the other callbacks (another "
+                "block or function), where the listener class goes; define them in one place "
+                f"first (the lambda as def {callback.keyword}(consumer, partitions) next to the "
+                "others, or the others next to the subscribe())"
+            )
+    return anchor, 0 if defs else 2 if assignments else 1
+
+
+def _statement_of(node: ast.AST, facts: FileFacts) -> ast.stmt | None:
+    for ancestor in facts.bindings.ancestors(node):
+        if isinstance(ancestor, ast.stmt):
+            return ancestor
+    return None
+
+
+def _bound_arguments(callbacks: list[_Callback], facts: FileFacts) -> dict[str, str] | str:
+    """The source of each value the partials bind, by parameter (the listener's constructor
+    arguments, in this order), or why a bound parameter cannot become an attribute."""
+    values: dict[str, str] = {}
+    text = "\n".join(facts.lines)
+    for callback in callbacks:
+        partial, function = callback.partial, callback.function
+        if partial is None or isinstance(function, ast.Lambda):
+            continue
+        given = dict(zip(callback.bound, partial.args[1:], strict=False))
+        given |= {kw.arg: kw.value for kw in partial.keywords if kw.arg is not None}
+        for parameter in callback.bound:
+            source = ast.get_source_segment(text, given[parameter]) or ""
+            if values.setdefault(parameter, source) != source:
+                return (
+                    f"two functools.partial callbacks bind {parameter} to different values; "
+                    "rename the parameter in one of the functions first"
+                )
+            refs = facts.bindings.references(_param(function, parameter), parameter)
+            if refs is None or any(
+                isinstance(node, ast.Global | ast.Nonlocal) and parameter in node.names
+                for node in ast.walk(function)
+            ):
+                return (
+                    f"{function.name} rebinds {parameter}, which functools.partial binds "
+                    "(it becomes an attribute of the listener); use a new name first"
+                )
+    return values
+
+
+def _param(function: Function, name: str) -> ast.arg:
+    return next(a for a in [*function.args.args, *function.args.kwonlyargs] if a.arg == name)
+
+
+def _consumer_param(callback: _Callback) -> ast.arg:
+    """The callback's consumer parameter (the method's ``self`` and the bound ones skipped)."""
+    offset = 1 if callback.method else 0
+    if callback.partial is not None:
+        offset += len(callback.partial.args) - 1
+    return callback.function.args.args[offset]
+
+
+def _lambda_tail(callback: _Callback, facts: FileFacts) -> str:
+    """What a lambda's body becomes: "" itself, "drop" (a final unassign) or the loop
+    variable of a seek loop (a final assign: checked by ``_check_callback``)."""
+    function = callback.function
+    body = function.body if isinstance(function, ast.Lambda) else None
+    if not (
+        isinstance(body, ast.Call)
+        and isinstance(body.func, ast.Attribute)
+        and isinstance(body.func.value, ast.Name)
+        and body.func.value.id == function.args.args[0].arg
+    ):
+        return ""
+    if body.func.attr in _UNASSIGNS:
+        return "drop"
+    if body.func.attr in _ASSIGNS:
+        return "partition" if function.args.args[1].arg != "partition" else "tp"
+    return ""
 
 
 # -- bound methods: the owner becomes the listener ------------------------------------------
@@ -334,7 +610,7 @@ def _plan_owner_group(
             if reason is not None:
                 return reason
     for callback in callbacks:
-        if callback.function.name in delegated:
+        if callback.label in delegated:
             reason = _check_callback(callback, client, facts, plan, rewrite=False)
         else:
             reason = _plan_callback(callback, client, facts, plan)
@@ -343,13 +619,13 @@ def _plan_owner_group(
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     plan.edit(Edit("add_base", span(owner), value=listener))
     for callback in callbacks:
-        function = callback.function
+        target = span(callback.function)
         method = CONFLUENT_CALLBACKS[callback.keyword]
-        plan.edit(Edit("listener_method", span(function), value=method, annotation=protocol))
-        _drop_annotation_import(function.args.args[1], plan)
-        if function.name in delegated:
-            async_ = isinstance(function, ast.AsyncFunctionDef)
-            plan.edit(Edit("keep_method", span(function), value=method, index=1 if async_ else 0))
+        plan.edit(Edit("listener_method", target, value=method, annotation=protocol))
+        _drop_annotation_import(_consumer_param(callback), plan)
+        if callback.label in delegated:
+            async_ = isinstance(callback.function, ast.AsyncFunctionDef)
+            plan.edit(Edit("keep_method", target, value=method, index=1 if async_ else 0))
     for call, self_name in group.calls:
         plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=self_name))
         plan.sites += 1
@@ -412,7 +688,7 @@ def _guard_names(
     )
 
 
-def _self_name(function: Function) -> str:
+def _self_name(function: Function | ast.Lambda) -> str:
     """What the method's ``self`` is called: a name nothing in the function uses already."""
     taken = names_in(function)
     return next(n for n in ("self", "listener", "_self") if n not in taken)
@@ -425,8 +701,9 @@ def _argument_of(ref: ast.AST, call: ast.Call, facts: FileFacts) -> bool:
     return parent is call and call.func is not ref
 
 
-def _block_of(function: Function, facts: FileFacts) -> tuple[int, int]:
-    """Which statement list holds ``function`` (``if`` and ``else`` bodies differ)."""
+def _block_of(function: ast.AST, facts: FileFacts) -> tuple[int, int]:
+    """Which statement list holds ``function`` (a def or another statement; ``if`` and
+    ``else`` bodies differ)."""
     parent = facts.parent(function)
     body = containing_list(parent, function) if parent is not None else None
     return id(parent), id(body)
@@ -437,28 +714,27 @@ def _class_names() -> list[str]:
 
 
 def _not_a_def(keyword: str, value: ast.expr, facts: FileFacts) -> str:
-    """Why a registered callback is not a function of this file, and the next step."""
+    """Why a registered callback is not a function, lambda or partial of this file, and the
+    next step."""
     fix = (
         f"define it with def {keyword}(consumer, partitions) next to the subscribe() and "
         "pass its name, then run migrate again"
     )
-    if isinstance(value, ast.Lambda):
-        return f"{keyword}= is a lambda; {fix}"
-    if isinstance(value, ast.Call) and "functools.partial" in facts.qualnames(value.func):
-        return (
-            f"{keyword}= is a functools.partial; write def {keyword}(consumer, partitions) "
-            "calling the wrapped function with the bound arguments next to the subscribe() "
-            "and pass its name, then run migrate again"
-        )
     bound = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
     if isinstance(bound, ast.Import | ast.ImportFrom):
         return (
             f"{keyword}= is imported ({ast.unparse(value)}); the codemod migrates callbacks "
             f"defined in the file that registers them: {fix}"
         )
+    if isinstance(bound, ast.Name) and isinstance(facts.parent(bound), ast.Assign):
+        return (
+            f"{keyword}= is the variable {bound.id}, assigned at line {bound.lineno} from "
+            "something other than a lambda; pass that function, lambda or "
+            "functools.partial(...) to subscribe() directly first"
+        )
     return (
-        f"{keyword}= is not a function or method defined in this file (lambda, partial, "
-        f"imported); {fix}"
+        f"{keyword}= is not a function, lambda or functools.partial defined in this file "
+        f"(imported, an attribute, a container item, a call); {fix}"
     )
 
 
@@ -480,9 +756,9 @@ def _check_callback(
     """Why ``callback`` cannot take the view as its consumer (None when it can); with
     ``rewrite``, its final assign/unassign is staged for rewriting (else refused)."""
     fn = callback.function
-    label = fn.name
+    label = callback.label
     args = fn.args
-    if fn.decorator_list:
+    if not isinstance(fn, ast.Lambda) and fn.decorator_list:
         return (
             f"{label} is decorated; the codemod cannot know what the decorator expects; "
             "migrate by hand"
@@ -500,7 +776,15 @@ def _check_callback(
             "confluent_kafka.aio.AIOConsumer where the codemod can see it"
         )
     offset = 1 if callback.method else 0
-    if (
+    if isinstance(fn, ast.Lambda) and (args.defaults or args.kw_defaults):
+        return (
+            f"{label} takes default arguments (values bound when it was created); bind them "
+            f"with functools.partial on a def {callback.keyword}(..., consumer, partitions) "
+            "instead, then run migrate again"
+        )
+    if callback.partial is not None:
+        offset = len(callback.partial.args) - 1  # _partial_callback checked the signature
+    elif (
         len(args.args) != 2 + offset
         or args.posonlyargs
         or args.kwonlyargs
@@ -510,13 +794,13 @@ def _check_callback(
     ):
         shape = "(self, consumer, partitions)" if callback.method else "(consumer, partitions)"
         return f"{label} does not take exactly {shape}; fix its signature first (KRB109)"
-    returned = returned_value(fn)
+    returned = None if isinstance(fn, ast.Lambda) else returned_value(fn)
     if returned is not None:
         return (
             f"{label} returns a value (line {returned.lineno}), which confluent ignores and "
             "a RebalanceListener method may not; drop the return value first"
         )
-    consumer, partitions = args.args[offset:]
+    consumer, partitions = args.args[offset : offset + 2]
     refs = facts.bindings.references(consumer, consumer.arg)
     part_refs = facts.bindings.references(partitions, partitions.arg)
     if refs is None or part_refs is None:
@@ -592,10 +876,16 @@ def _plan_final(
     facts: FileFacts,
     plan: MigrationPlan,
 ) -> str | None:
-    """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation."""
-    last = _tail_statement(call, callback.function, facts)
+    """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation (in a
+    lambda: its whole body; ``gather`` rewrites it, see ``_lambda_tail``)."""
+    function = callback.function
+    last: ast.AST | None
+    if isinstance(function, ast.Lambda):
+        last = call if function.body is call else None
+    else:
+        last = _tail_statement(call, function, facts)
     if last is None:
-        return f"consumer.{name}() is not the last thing {callback.function.name} does"
+        return f"consumer.{name}() is not the last thing {callback.label} does"
     arg_ok = (
         len(call.args) == 1
         and not call.keywords
@@ -606,11 +896,13 @@ def _plan_final(
         if callback.keyword != "on_assign" or not arg_ok:
             return f"consumer.{name}() does not assign exactly the callback's partitions"
         loop_var = "partition" if partitions != "partition" else "tp"
-        plan.edit(Edit("seek_loop", span(last), value=partitions, extra=loop_var))
+        if not isinstance(function, ast.Lambda):
+            plan.edit(Edit("seek_loop", span(last), value=partitions, extra=loop_var))
         return None
     if callback.keyword == "on_assign" or (name == "incremental_unassign" and not arg_ok):
         return f"consumer.{name}() does not release exactly the callback's partitions"
     if name == "unassign" and (call.args or call.keywords):
         return "consumer.unassign() with arguments"
-    plan.edit(Edit("drop_final", span(last)))
+    if not isinstance(function, ast.Lambda):
+        plan.edit(Edit("drop_final", span(last)))
     return None
