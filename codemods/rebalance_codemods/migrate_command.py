@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from rebalance_lint.api import mentions_kafka
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source
+from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, MigrationResult, migrate_source
@@ -95,14 +95,15 @@ def _directory_outcomes(root: Path, mode: Mode, jobs: int) -> Iterable[Outcome]:
     """A directory as one repository: a listener group's files are written once all of them
     are rewritten (:func:`rebalance_codemods.repository.iter_repository`)."""
     sources: dict[str, bytes] = {}
-    for path in iter_python_files(root):
+    named = repository_files(root)
+    for name, path in named.items():
         source = read_source(path)
         if isinstance(source, Unreadable):
             yield Outcome(str(path), error=f"cannot read: {source.status}: {source.reason}")
         else:
-            sources[path.relative_to(root).as_posix()] = source
+            sources[name] = source
     for name, result, pending in iter_repository(sources, plan_only=mode == "check", jobs=jobs):
-        yield _outcome(str(root / name), sources[name], result, mode, pending)
+        yield _outcome(str(named[name]), sources[name], result, mode, pending)
 
 
 def _diff(path: str, old: bytes, new: bytes) -> str:

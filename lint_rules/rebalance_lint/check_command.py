@@ -28,7 +28,7 @@ from pathlib import Path
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.api import FileReport, Finding, check_repository, check_source
 from rebalance_lint.output_formats import RENDERERS, render_statistics
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source
+from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
 
 #: Applies a file's fix plan (LibCST, in ``rebalance_codemods``) and writes the file
 #: atomically: returns the file's bytes now and "", or the old bytes and why it was left alone.
@@ -98,20 +98,17 @@ def check_path(path: Path) -> FileReport | Unreadable:
 
 def check_directory(root: Path) -> list[tuple[Path, FileReport | Unreadable]]:
     """Every ``*.py`` file under ``root``, checked together as one repository."""
-    paths = list(iter_python_files(root))
+    named = repository_files(root)
     sources: dict[str, bytes] = {}
     out: dict[Path, FileReport | Unreadable] = {}
-    for path in paths:
+    for name, path in named.items():
         source = read_source(path)
         if isinstance(source, Unreadable):
             out[path] = source
         else:
-            sources[path.relative_to(root).as_posix()] = source
+            sources[name] = source
     reports = check_repository(sources)
-    return [
-        (path, out[path] if path in out else reports[path.relative_to(root).as_posix()])
-        for path in paths
-    ]
+    return [(path, out[path] if path in out else reports[name]) for name, path in named.items()]
 
 
 def fix_paths(

@@ -24,7 +24,7 @@ from rebalance_lint.analysis.fixes import FIX_CODES, planned_fixes
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.engine import findings_for_analysis
 from rebalance_lint.noqa import without_suppressed
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source
+from rebalance_lint.reading import Unreadable, read_source, repository_files
 from rebalance_lint.report import Finding
 from rebalance_lint.repository import migration_repository
 from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
@@ -116,10 +116,9 @@ def plan_directory(root: Path, keep: Keep = _everything) -> list[PlannedFile]:
     same). If the repository cannot be linked, each file is planned on its own."""
     sources: dict[str, bytes] = {}
     paths: dict[str, Path] = {}
-    for path in iter_python_files(root):
+    for name, path in repository_files(root).items():
         source = read_source(path)
         if not isinstance(source, Unreadable):
-            name = path.relative_to(root).as_posix()
             sources[name], paths[name] = source, path
     linked = migration_repository(sources)
     if linked is None:

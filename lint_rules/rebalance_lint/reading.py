@@ -74,6 +74,22 @@ def read_source(
     return problem if problem is not None else content
 
 
+def repository_files(root: Path) -> dict[str, Path]:
+    """The ``*.py`` files under ``root`` by the names a repository run gives them.
+
+    A name is the path relative to ``root``, below the packages ``root`` itself is in:
+    ``app/billing.py`` for ``migrate app/`` when ``app`` has an ``__init__.py``, so that
+    ``from app.listeners import X`` in it resolves as when the parent directory is given (a
+    listener class was otherwise migrated without its registrations there).
+    """
+    prefix = ""
+    here = root.resolve()
+    while (here / "__init__.py").is_file() and here.parent != here:
+        prefix = f"{here.name}/{prefix}"
+        here = here.parent
+    return {prefix + p.relative_to(root).as_posix(): p for p in iter_python_files(root)}
+
+
 def iter_python_files(path: Path) -> Iterator[Path]:
     """``path`` itself if not a directory, else its ``*.py`` files (no symlinks out of it)."""
     if not path.is_dir():

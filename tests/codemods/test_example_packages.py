@@ -79,16 +79,15 @@ def test_check_reports_the_sites_fixable_and_migrate_dir_leaves_none(
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="codemod bug: migrate PKG_DIR does not resolve `from PKG.mod import X` (module names "
-    "are relative to the directory given, not its package), so a listener class is migrated "
-    "without the registrations that import it absolutely",
-)
 def test_migrating_the_package_directory_itself_is_all_or_nothing(tmp_path: Path) -> None:
     """``migrate app/`` on a package whose modules import each other both ways
     (``from app.listeners import`` and ``from .listeners import``): the listener class and
-    every creation of it are migrated together (as ``migrate .`` does), or none of them."""
+    every creation of it are migrated together (as ``migrate .`` does), or none of them.
+
+    Files are named below the packages the given directory is in
+    (:func:`rebalance_lint.reading.repository_files`); named relative to ``app/`` alone,
+    ``from app.listeners import X`` did not resolve and the class was migrated without the
+    registration that imports it that way (``TypeError`` at run time)."""
     repo = ROOT / "tests" / "codemods" / "fixtures" / "repos" / "registered_in_two"
     shutil.copytree(repo / "before", tmp_path / "repo")
     result = run_cli("migrate", str(tmp_path / "repo" / "app"))
