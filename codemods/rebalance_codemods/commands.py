@@ -26,7 +26,7 @@ from rebalance_lint.analysis.migration import migration_plan, plan_migration
 from rebalance_lint.source import Unparsable, parse
 
 from rebalance_codemods.results import ManualSite
-from rebalance_codemods.rewrite import NodeEdit, Replacement, apply, locate, mend_removed_imports
+from rebalance_codemods.rewrite import NodeEdit, Replacement, apply, locate, tidy_imports
 
 MANUAL_KEY = "rebalance_codemods.manual"
 SITES_KEY = "rebalance_codemods.sites"
@@ -59,7 +59,7 @@ class _PlannedMigration(VisitorBasedCodemodCommand):
             return tree
         self._plan = plan
         try:
-            return mend_removed_imports(tree, super().transform_module(tree))
+            return tidy_imports(tree, super().transform_module(tree))
         finally:
             self._plan = MigrationPlan()
 

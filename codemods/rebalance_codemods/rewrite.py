@@ -75,6 +75,12 @@ def apply(edits: list[NodeEdit], node: cst.CSTNode) -> Replacement:
     return result
 
 
+def tidy_imports(before: cst.Module, after: cst.Module) -> cst.Module:
+    """The module-level imports of ``after`` (the migrated ``before``) as a person would leave
+    them: see :func:`mend_removed_imports` and :func:`sort_grown_imports`."""
+    return sort_grown_imports(before, mend_removed_imports(before, after))
+
+
 def mend_removed_imports(before: cst.Module, after: cst.Module) -> cst.Module:
     """``after`` with the blank lines that went with a removed module-level import given back:
     removing ``import functools`` (no partial left) must not join the import groups around
@@ -108,6 +114,54 @@ def mend_removed_imports(before: cst.Module, after: cst.Module) -> cst.Module:
         new[index] = stmt.with_changes(leading_lines=lines)
         changed = True
     return after.with_changes(body=new) if changed else after
+
+
+def sort_grown_imports(before: cst.Module, after: cst.Module) -> cst.Module:
+    """``after`` with the names of each module-level ``from m import ...`` that the migration
+    added names to (``TopicPartition`` for a lambda's annotation) in the order the file kept
+    them in (isort's and ruff's: constants, classes, then the rest), if it kept them so."""
+    sorted_before: dict[str, list[str]] = {}
+    for stmt in before.body:
+        if _is_import(stmt) and isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    sorted_before[_module_of(small)] = [a.evaluated_name for a in small.names]
+    new = list(after.body)
+    changed = False
+    for index, stmt in enumerate(new):
+        if not (_is_import(stmt) and isinstance(stmt, cst.SimpleStatementLine)):
+            continue
+        small = stmt.body[0]
+        if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+            continue
+        names = list(small.names)
+        had = sorted_before.get(_module_of(small))
+        wanted = sorted(names, key=lambda a: _member_order(a.evaluated_name))
+        if had is None or had != sorted(had, key=_member_order) or wanted == names:
+            continue
+        if not set(had) < {a.evaluated_name for a in names}:
+            continue
+        commas = [a.comma for a in names]
+        aliases = [a.with_changes(comma=comma) for a, comma in zip(wanted, commas, strict=True)]
+        new[index] = stmt.with_changes(body=[small.with_changes(names=aliases), *stmt.body[1:]])
+        changed = True
+    return after.with_changes(body=new) if changed else after
+
+
+def _module_of(node: cst.ImportFrom) -> str:
+    dots = "." * len(node.relative)
+    if node.module is None:
+        return dots
+    return dots + cst.Module(body=[]).code_for_node(node.module)
+
+
+def _member_order(name: str) -> tuple[int, str]:
+    """isort's ``force_sort_within_sections=false``, ``order_by_type``: CONSTANTS, Classes,
+    functions."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name
 
 
 def _is_import(stmt: cst.CSTNode) -> bool:
@@ -451,7 +505,7 @@ def _lambda_method(lam: cst.Lambda, method: LambdaMethod, protocol: str) -> cst.
             body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Expr(seek)])]),
         )
     else:
-        body = cst.SimpleStatementLine([cst.Expr(value.with_changes(lpar=(), rpar=()))])
+        body = cst.SimpleStatementLine([cst.Expr(_statement_expression(value))])
     params = [
         cst.Param(cst.Name(method.self_name), comma=_COMMA),
         cst.Param(
@@ -467,6 +521,56 @@ def _lambda_method(lam: cst.Lambda, method: LambdaMethod, protocol: str) -> cst.
         body=cst.IndentedBlock(body=[body]),
         returns=cst.Annotation(cst.Name("None")),
     )
+
+
+def _statement_expression(value: cst.BaseExpression) -> cst.BaseExpression:
+    """A lambda's body as an expression statement: without its own parentheses when it is a
+    statement so (a call may span lines inside its own), else parenthesized (``a and`` on one
+    line and ``b`` on the next, or a comment inside the parentheses); continuation lines
+    re-indented for the method's body."""
+    bare = value.with_changes(lpar=(), rpar=())
+    code = cst.Module(body=[]).code_for_node(bare)
+    try:
+        cst.parse_statement(code + "\n")
+    except cst.ParserSyntaxError:
+        pass
+    else:
+        if "#" not in cst.Module(body=[]).code_for_node(value) or "#" in code:
+            return _reindented(bare)
+    if not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return _reindented(value)
+
+
+def _reindented(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` with its continuation lines indented from where it starts: the lambda's were
+    indented for the ``subscribe()`` call, the method body is deeper (unchanged when a string
+    spans lines: its lines are data)."""
+    code = cst.Module(body=[]).code_for_node(value)
+    first, *rest = code.split("\n")
+    lines = [line for line in rest if line.strip()]
+    if not lines or any("\n" in node.value for node in _strings(value)):
+        return value
+    least = min(len(line) - len(line.lstrip(" ")) for line in lines)
+    shallowest = next(line for line in lines if len(line) - len(line.lstrip(" ")) == least)
+    base = 0 if shallowest.lstrip(" ")[:1] in ")]}" else 4
+    moved = [line[least:] if line.strip() else line for line in rest]
+    text = "\n".join([first, *((" " * base + line) if line.strip() else line for line in moved)])
+    try:
+        return cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return value
+
+
+def _strings(node: cst.CSTNode) -> list[cst.SimpleString | cst.FormattedStringText]:
+    found: list[cst.SimpleString | cst.FormattedStringText] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString | cst.FormattedStringText):
+            found.append(current)
+        stack.extend(current.children)
+    return found
 
 
 def _init(params: list[cst.Param], first: cst.FunctionDef) -> cst.FunctionDef:

@@ -28,7 +28,7 @@ class TestLambdas(CodemodTest):
             consumer.poll(1.0)
         """
         after = """
-            from confluent_kafka import TopicPartition, Consumer
+            from confluent_kafka import Consumer, TopicPartition
             from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
 
             consumer = Consumer({"group.id": "g"})
@@ -63,7 +63,7 @@ class TestLambdas(CodemodTest):
                     self.consumer.subscribe(["a"], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
         """
         after = """
-            from confluent_kafka import TopicPartition, Consumer
+            from confluent_kafka import Consumer, TopicPartition
             from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
 
 
@@ -81,6 +81,54 @@ class TestLambdas(CodemodTest):
                             print("revoked", partitions)
 
                     subscribe(self.consumer, ["a"], RebalanceCallbacks())
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+
+    def test_multi_line_lambda_bodies_are_reindented_and_stay_valid(self) -> None:
+        """A call spanning lines loses nothing; ``a and`` / ``b`` on two lines and a comment inside the parentheses keep parentheses."""
+        before = """
+            from confluent_kafka import Consumer
+
+            c = Consumer({})
+            c.subscribe(
+                ["a"],
+                on_assign=lambda c, p: print(
+                    "assigned", p
+                ),
+                on_revoke=lambda c, p: (
+                    # commit before the partitions move
+                    c.commit(asynchronous=False)
+                ),
+                on_lost=lambda c, p: p and
+                    print("lost"),
+            )
+        """
+        after = """
+            from confluent_kafka import Consumer, TopicPartition
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+            c = Consumer({})
+
+
+            class RebalanceCallbacks(RebalanceListener):
+                def on_partitions_assigned(self, p: list[TopicPartition], c: RebalanceConsumer) -> None:
+                    print(
+                        "assigned", p
+                    )
+
+                def on_partitions_revoked(self, p: list[TopicPartition], c: RebalanceConsumer) -> None:
+                    (
+                        # commit before the partitions move
+                        c.commit(asynchronous=False)
+                    )
+
+                def on_partitions_lost(self, p: list[TopicPartition], c: RebalanceConsumer) -> None:
+                    (p and
+                        print("lost"))
+
+
+            subscribe(c, ["a"], RebalanceCallbacks())
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
