@@ -648,12 +648,27 @@ def _keep_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
 
 
 def _add_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """``class Worker(Base):`` -> ``class Worker(Base, RebalanceListener):``."""
+    """``class Worker(Base):`` -> ``class Worker(Base, RebalanceListener):``.
+
+    An explicit ``object`` base is replaced, not followed: ``class Sink(object,
+    RebalanceListener)`` has no consistent MRO and fails at import.
+    """
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.ClassDef)
         bases = list(node.bases)
         new = cst.Arg(cst.Name(edit.value))
+        explicit_object = [
+            i for i, arg in enumerate(bases)
+            if arg.keyword is None
+            and not arg.star
+            and isinstance(arg.value, cst.Name)
+            and arg.value.value == "object"
+        ]  # fmt: skip
+        if explicit_object:
+            i = explicit_object[0]
+            bases[i] = bases[i].with_changes(value=new.value)
+            return node.with_changes(bases=bases)
         if bases:
             last = bases[-1]
             if isinstance(last.comma, cst.Comma):  # a trailing comma stays trailing

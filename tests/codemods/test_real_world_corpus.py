@@ -151,11 +151,6 @@ def test_migration_adds_no_bug_finding(migrated: tuple[Path, str], tmp_path: Pat
     assert {key: n for key, n in after.items() if n > before[key]} == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="migrate makes `class ClickstreamSink(object):` into `class ClickstreamSink(object, "
-    "RebalanceListener):`, which raises TypeError (no consistent MRO) at import",
-)
 def test_migrated_owner_class_deriving_from_object_still_imports(
     migrated: tuple[Path, str],
 ) -> None:
