@@ -233,6 +233,42 @@ class TestPartials(CodemodTest):
         self.assertCodemod(before, after, expected_warnings=[])
 
 
+    def test_a_bound_call_is_still_evaluated_once_at_the_subscribe(self) -> None:
+        """partial(on_assign, load_settings()): the call moves into the constructor call, which takes the partial's place in subscribe()."""
+        before = """
+            from functools import partial
+
+            from confluent_kafka import Consumer
+
+
+            def on_assign(settings, consumer, partitions):
+                print(settings["start"], partitions)
+
+
+            def main(config):
+                consumer = Consumer(config)
+                consumer.subscribe(["a"], on_assign=partial(on_assign, load_settings()))
+        """
+        after = """
+            from confluent_kafka import Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class RebalanceCallbacks(RebalanceListener):
+                def __init__(self, settings) -> None:
+                    self.settings = settings
+
+                def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
+                    print(self.settings["start"], partitions)
+
+
+            def main(config):
+                consumer = Consumer(config)
+                subscribe(consumer, ["a"], RebalanceCallbacks(load_settings()))
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+
 SITES = [
     """
     from confluent_kafka import Consumer

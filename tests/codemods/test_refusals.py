@@ -199,13 +199,24 @@ CASES = [
         c = Consumer({})
         c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
         """), 9, "functools.partial(on_assign, ...) does not leave exactly (consumer, partitions) of on_assign unbound (or on_assign has defaults, *args or **kwargs); bind the parameters before the consumer positionally and the ones after the partitions by keyword, without defaults, first (KRB109)"),
-    ("cf-partial-binds-a-call", cf("""
+    ("cf-partial-binds-calls-out-of-order", cf("""
         from functools import partial
         def on_assign(settings, consumer, partitions):
             pass
+        def on_revoke(log, consumer, partitions):
+            pass
         c = Consumer({})
-        c.subscribe(["a"], on_assign=partial(on_assign, load_settings()))
-        """), 9, "functools.partial(on_assign, ...) binds load_settings(), which it evaluated once, when subscribe() ran; assign it to a variable before the subscribe() and bind that, then run migrate again"),
+        c.subscribe(["a"], on_revoke=partial(on_revoke, make_log()), on_assign=partial(on_assign, load_settings()))
+        """), 11, "functools.partial(on_assign, ...) binds load_settings(), which has side effects and would be evaluated twice or in another order by the listener's constructor; assign it to a variable before the subscribe() and bind that, then run migrate again"),
+    ("cf-partial-binds-a-call-twice", cf("""
+        from functools import partial
+        def on_assign(settings, consumer, partitions):
+            pass
+        def on_revoke(settings, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=partial(on_assign, load()), on_revoke=partial(on_revoke, load()))
+        """), 11, "functools.partial(on_revoke, ...) binds load(), which has side effects and would be evaluated twice"),
     ("cf-partial-binds-two-values", cf("""
         from functools import partial
         def on_assign(tag, consumer, partitions):

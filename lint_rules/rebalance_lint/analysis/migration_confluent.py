@@ -21,10 +21,9 @@ the guard module's own ``subscribe(consumer, topics, listener)``:
   consumer, or by keyword after the partitions) leave the method and become ``__init__``
   parameters stored on ``self`` (``settings`` -> ``self.settings`` in the body). The bound
   values were evaluated once, when ``subscribe()`` ran; they still are, as the listener's
-  constructor arguments at the same call. Only side-effect-free values (names, constants,
-  attributes, ...: ``migration_facts.is_pure``) are accepted, since the constructor takes them
-  in the function's parameter order, not necessarily the partial's; anything else is refused
-  (assign it to a variable first);
+  constructor arguments at the same call (see ``_bound_arguments``: a value with side
+  effects that the constructor would evaluate twice or out of order is refused: assign it
+  to a variable first);
 * bound methods of the class that owns the consumer (``on_assign=self._on_assign``, also
   name-mangled ``self.__on_assign``): the owner itself becomes the listener (the listener base
   is appended to its bases, the methods are renamed to ``on_partitions_*`` with the view as
@@ -325,13 +324,6 @@ def _partial_callback(keyword: str, value: ast.Call, facts: FileFacts) -> _Callb
             "or **kwargs); bind the parameters before the consumer positionally and the ones "
             "after the partitions by keyword, without defaults, first (KRB109)"
         )
-    for bound_value in [*value.args[1:], *(kw.value for kw in value.keywords)]:
-        if not is_pure(bound_value):
-            return (
-                f"functools.partial({function.name}, ...) binds {ast.unparse(bound_value)}, "
-                "which it evaluated once, when subscribe() ran; assign it to a variable "
-                "before the subscribe() and bind that, then run migrate again"
-            )
     bound = tuple(a.arg for a in args.args[:given]) + tuple(rest)
     return _Callback(keyword, function, partial=value, bound=bound)
 
@@ -424,8 +416,16 @@ def _statement_of(node: ast.AST, facts: FileFacts) -> ast.stmt | None:
 
 def _bound_arguments(callbacks: list[_Callback], facts: FileFacts) -> dict[str, str] | str:
     """The source of each value the partials bind, by parameter (the listener's constructor
-    arguments, in this order), or why a bound parameter cannot become an attribute."""
+    arguments, in this order), or why a bound parameter cannot become an attribute.
+
+    The constructor call takes the partials' place in the ``subscribe()`` call, so every value
+    is still evaluated once, when ``subscribe()`` runs, after the consumer and the topics. Its
+    arguments follow the callbacks' and the functions' parameter order, not necessarily the
+    source's: that is the same program when the values with side effects (calls, ...: not
+    ``migration_facts.is_pure``) keep their relative order, and none is bound twice (the
+    partials evaluated it once each; the listener would share one value)."""
     values: dict[str, str] = {}
+    effects: list[tuple[tuple[int, int], str, ast.expr]] = []  # (where, parameter, value)
     text = "\n".join(facts.lines)
     for callback in callbacks:
         partial, function = callback.partial, callback.function
@@ -434,12 +434,18 @@ def _bound_arguments(callbacks: list[_Callback], facts: FileFacts) -> dict[str, 
         given = dict(zip(callback.bound, partial.args[1:], strict=False))
         given |= {kw.arg: kw.value for kw in partial.keywords if kw.arg is not None}
         for parameter in callback.bound:
-            source = ast.get_source_segment(text, given[parameter]) or ""
+            value = given[parameter]
+            source = ast.get_source_segment(text, value) or ""
+            shared = parameter in values
             if values.setdefault(parameter, source) != source:
                 return (
                     f"two functools.partial callbacks bind {parameter} to different values; "
                     "rename the parameter in one of the functions first"
                 )
+            if not is_pure(value):
+                if shared:
+                    return _evaluated_once(function.name, value)
+                effects.append(((value.lineno, value.col_offset), parameter, value))
             refs = facts.bindings.references(_param(function, parameter), parameter)
             if refs is None or any(
                 isinstance(node, ast.Global | ast.Nonlocal) and parameter in node.names
@@ -449,7 +455,27 @@ def _bound_arguments(callbacks: list[_Callback], facts: FileFacts) -> dict[str, 
                     f"{function.name} rebinds {parameter}, which functools.partial binds "
                     "(it becomes an attribute of the listener); use a new name first"
                 )
+    in_source = [parameter for _, parameter, _ in sorted(effects, key=lambda e: e[0])]
+    in_call = [parameter for parameter in values if parameter in in_source]
+    if in_source != in_call:
+        first = next(v for _, p, v in effects if p == in_call[0])
+        name = next(cb.label for cb in callbacks if cb.partial and first in _partial_values(cb))
+        return _evaluated_once(name, first)
     return values
+
+
+def _partial_values(callback: _Callback) -> list[ast.expr]:
+    partial = callback.partial
+    return [] if partial is None else [*partial.args[1:], *(k.value for k in partial.keywords)]
+
+
+def _evaluated_once(function: str, value: ast.expr) -> str:
+    return (
+        f"functools.partial({function}, ...) binds {ast.unparse(value)}, which has side "
+        "effects and would be evaluated twice or in another order by the listener's "
+        "constructor; assign it to a variable before the subscribe() and bind that, then "
+        "run migrate again"
+    )
 
 
 def _param(function: Function, name: str) -> ast.arg:
