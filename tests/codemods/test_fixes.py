@@ -108,29 +108,52 @@ def test_migrate_applies_the_fixes_after_migrating_and_is_idempotent(before: Pat
     assert migrate_source(source, before.name).fixed == 0
 
 
-def test_migration_first_makes_a_raw_confluent_commit_the_views() -> None:
-    """--fix refuses a bare confluent commit() (_NO_OFFSET); migrate moves it onto the view,
-    where commit() is synchronous already, and gives the revocation its lost handler."""
-    source = b"""\
+RAW_CONFLUENT_REVOKE = b"""\
 from confluent_kafka import Consumer
 
 
 def on_revoke(consumer, partitions):
-    consumer.commit()
+    consumer.commit(%s)
 
 
 c = Consumer({"group.id": "g"})
 c.subscribe(["orders"], on_revoke=on_revoke)
 """
+LOST_HANDLER = b"    def on_partitions_lost(self, partitions, consumer: RebalanceConsumer):\n"
+
+
+def test_migration_first_makes_a_raw_confluent_commit_the_views() -> None:
+    """--fix refuses a bare confluent commit() (_NO_OFFSET) but gives the raw consumer's
+    revocation an on_lost= (its commit fails on loss); migrate moves the commit onto the view,
+    where commit() is synchronous already and commits nothing for lost partitions: no KRB103,
+    no KRB104, so no lost handler either."""
+    source = RAW_CONFLUENT_REVOKE % b""
     fixed = fix_source(source)
     assert fixed.new_source is not None and b"on_lost=on_lost" in fixed.new_source
     assert [m.reason.split(":")[0] for m in fixed.manual] == ["KRB103 not fixed"]
     migrated = migrate_source(source, fixes=True)
     assert migrated.new_source is not None and not migrated.manual
-    assert migrated.migrated_sites == 1 and migrated.fixed == 1
-    assert b"    def on_partitions_lost(self, partitions, consumer: RebalanceConsumer):\n" in (
+    assert migrated.migrated_sites == 1 and migrated.fixed == 0
+    assert b"    def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):\n" in (
         migrated.new_source
     )
+    assert b"on_partitions_lost" not in migrated.new_source
+    assert not check_source(migrated.new_source).findings
+
+
+def test_migration_first_then_the_lost_handler_for_explicit_offsets() -> None:
+    """With explicit offsets --fix makes the raw commit synchronous together with its on_lost=;
+    migrate moves it onto the view, where an explicit commit of lost partitions still fails,
+    and gives the revocation its lost handler."""
+    source = RAW_CONFLUENT_REVOKE % b"offsets=partitions"
+    fixed = fix_source(source)
+    assert fixed.new_source is not None and not fixed.manual and fixed.fixed == 2
+    assert b"on_lost=on_lost" in fixed.new_source
+    assert b"consumer.commit(offsets=partitions, asynchronous=False)" in fixed.new_source
+    migrated = migrate_source(source, fixes=True)
+    assert migrated.new_source is not None and not migrated.manual
+    assert migrated.migrated_sites == 1 and migrated.fixed == 1
+    assert LOST_HANDLER in migrated.new_source
     assert not check_source(migrated.new_source).findings
 
 

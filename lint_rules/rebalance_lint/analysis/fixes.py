@@ -16,7 +16,8 @@ when all of these hold:
   and it is not in a helper that other code may call too;
 - the callback does not also run when partitions are lost, unless the KRB104 fix below gives
   it a lost handler in the same plan: a synchronous commit for lost partitions raises where
-  the asynchronous one failed quietly;
+  the asynchronous one failed quietly. A bare commit on the rebalance view needs no lost
+  handler: on loss the view commits nothing (:func:`harmless_on_loss`);
 - kafka-python ``commit_async(offsets)`` -> ``commit(offsets)``: only on the rebalance_guard
   view (the callback's own consumer argument). On the consumer itself a blocking ``commit()``
   raises on kafka-python 3's IO thread (KRB105); a ``callback=`` has no place in
@@ -31,7 +32,9 @@ when all of these hold:
 Either way a failing commit now raises from the callback (which is what a synchronous commit
 means) instead of being logged.
 
-**KRB104** (a commit that also runs when partitions are lost) gets an explicit lost handler
+**KRB104** (a commit that also runs when partitions are lost; not a bare commit on the
+rebalance view, which commits nothing for lost partitions: :func:`harmless_on_loss` decides
+that, for the rule and for both fixes) gets an explicit lost handler
 that does what the lost path did minus the commit, which can be said without guessing only
 when the revocation does nothing but commit and log: its body is commit statements, ``pass``,
 docstrings, assignments of side-effect-free values to local names, ``if`` statements over
@@ -73,7 +76,7 @@ from dataclasses import dataclass, field
 from rebalance_guard._client_facts import COMMIT_METHODS as COMMITS
 
 from rebalance_lint.analysis.clients import is_confluent, takes_callbacks
-from rebalance_lint.analysis.collect import FunctionNode
+from rebalance_lint.analysis.collect import FunctionNode, positional_params
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import has_star_args
 from rebalance_lint.analysis.model import Analysis, Callback, Effect, Registration
@@ -126,6 +129,75 @@ def asynchronous_commit(effect: Effect, callback: Callback) -> str | None:
         if _raw_confluent(effect, callback)
         else None
     )
+
+
+def harmless_on_loss(effect: Effect, callback: Callback, analysis: Analysis) -> bool:
+    """A bare commit on the rebalance view: during ``on_partitions_lost`` the view commits
+    nothing, because the lost partitions are already gone (KIP-1306, DESIGN runtime rule 7).
+    KRB104 does not report it, and KRB103's fix of it needs no lost handler.
+
+    Bare: no offsets and no message (``commit()``, ``commit_async()``,
+    ``commit(asynchronous=...)``); on the view: the consumer argument of a rebalance_guard
+    callback, also where it is passed down to a helper or another object's method, not a
+    consumer of the client's own (an injected one, a legacy or raw confluent callback's),
+    whose commit does fail.
+    """
+    call = effect.node
+    return (
+        effect.origin == "param"
+        and effect.name in ("commit", "commit_async")
+        and isinstance(call, ast.Call)
+        and not call.args
+        and not any(kw.arg in (None, "offsets", "message") for kw in call.keywords)
+        and _given_the_view(callback, analysis, frozenset())
+    )
+
+
+def _given_the_view(callback: Callback, analysis: Analysis, seen: frozenset[int]) -> bool:
+    """What ``callback`` knows as the consumer argument (``origin == "param"``) is the
+    rebalance view wherever it runs on loss: a rebalance_guard callback's own argument; in a
+    helper (whose such names are the parameters its callers pass their consumer argument in),
+    only when every call that runs it on the lost path passes each of them a caller's own
+    view. A helper shared with a raw confluent callback, or also given an injected consumer
+    (``self._commit(self.consumer)`` in ``on_partitions_lost``), commits on a real consumer."""
+    if callback.api != "guard":
+        return False
+    if not callback.helper:
+        return True
+    if id(callback) in seen:
+        return True  # a call cycle among helpers: its entries decide
+    seen = seen | {id(callback)}
+    params = [a.arg for a in positional_params(callback.func)[1 if callback.is_method else 0 :]]
+    calls = [
+        (caller, hop.call)
+        for caller in analysis.callbacks
+        if "lost" in caller.kinds
+        for hop, func in caller.helper_calls
+        if func is callback.func
+    ]
+    if not calls:
+        return False
+    for caller, call in calls:
+        for name in callback.passed_consumer:
+            arg = _argument(call, params, name)
+            if not isinstance(arg, ast.Name) or caller.receivers.get(arg.id) != "param":
+                return False
+        if not _given_the_view(caller, analysis, seen):
+            return False
+    return True
+
+
+def _argument(call: ast.Call, params: list[str], name: str) -> ast.expr | None:
+    """The argument ``call`` binds to the parameter ``name`` (``params``: the positional
+    ones, after ``self``), if it gives one explicitly."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    index = params.index(name) if name in params else len(call.args)
+    given = call.args[: index + 1]
+    if index < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in given):
+        return call.args[index]
+    return None
 
 
 def _raw_confluent(effect: Effect, callback: Callback) -> bool:
@@ -214,9 +286,10 @@ class _Planner:
             if not commits:
                 continue
             lost_keys: set[Key] = set()
-            if "lost" in callback.kinds:
+            failing = [e for e in commits if not harmless_on_loss(e, callback, self.analysis)]
+            if "lost" in callback.kinds and failing:
                 lost = self.lost_handler(callback)
-                for effect in commits:
+                for effect in failing:
                     key = fix_key("KRB104", effect.anchor)
                     reason = _reached(effect) if effect.via else lost
                     if isinstance(reason, str):
@@ -257,7 +330,7 @@ class _Planner:
         if has_star_args(call):
             return "its arguments are unpacked (* or **); make it synchronous by hand"
         requires: frozenset[Key] = frozenset()
-        if "lost" in callback.kinds:
+        if "lost" in callback.kinds and not harmless_on_loss(effect, callback, self.analysis):
             if not lost:
                 return (
                     f"{callback.label} also runs when partitions are lost{callback.lost_via}, "

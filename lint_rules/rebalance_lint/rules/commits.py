@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import COMMITS, is_confluent
-from rebalance_lint.analysis.fixes import asynchronous_commit
+from rebalance_lint.analysis.fixes import asynchronous_commit, harmless_on_loss
 from rebalance_lint.analysis.migration import is_fixable
 from rebalance_lint.analysis.model import Analysis, Callback, Effect
 from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
@@ -38,7 +38,9 @@ ASYNC_COMMIT_ON_REVOKE = Rule(
         "callback's own body (its result unused, no `callback=`), is on the rebalance view "
         "(or on raw confluent with explicit offsets), and the callback does not also run "
         "when partitions are lost, unless the KRB104 fix gives it a lost handler at the same "
-        "time (a synchronous commit of lost partitions raises). Anywhere else the finding "
+        "time (a synchronous commit of lost partitions raises) or the commit is a bare one "
+        "on the rebalance view, which commits nothing for lost partitions (KRB104 exempts "
+        "it). Anywhere else the finding "
         "is left as it is and `--fix` prints why. A failing commit then raises from the "
         "callback instead of being logged: that is what committing synchronously means."
     ),
@@ -72,7 +74,8 @@ COMMIT_ON_LOST = Rule(
     name="commit-on-lost",
     template=(
         "{method} in {callback}, which runs when partitions are lost{via}: they are "
-        "already owned by another member and the commit fails; {fix}"
+        "already owned by another member and this commit fails (only a bare commit on the "
+        "rebalance view is exempt: it commits nothing); {fix}"
     ),
     has_codemod=True,
     rationale=(
@@ -80,11 +83,22 @@ COMMIT_ON_LOST = Rule(
         "commit for them fails. The trap is indirect: kafka-python 3 and rebalance_guard "
         "listeners default `on_partitions_lost` to `on_partitions_revoked`, and "
         "confluent-kafka delivers lost partitions to `on_revoke` when no `on_lost` is given, "
-        "so a committing revoke also runs on loss."
+        "so a committing revoke also runs on loss. One commit is exempt: a bare commit on the "
+        "rebalance_guard view (`commit()`, `commit_async()`, confluent's "
+        "`commit(asynchronous=...)`, with no offsets and no message). During "
+        "`on_partitions_lost` the lost partitions are already gone from the view (KIP-1306; "
+        "not in `assignment()`, no `position()`), so such a commit has nothing to commit for "
+        "them and returns, on every client; a revocation that commits that way can run on "
+        "loss as it is. An explicit commit of offsets on the view, and any commit on the "
+        "client's own consumer (a legacy listener, raw confluent callbacks, a consumer "
+        "injected into a rebalance_guard listener), still fails for lost partitions."
     ),
     fix=(
         "Do not commit for lost partitions: override `on_partitions_lost` (or pass "
-        "`on_lost=`) with a callback that discards state instead of committing. "
+        "`on_lost=`) with a callback that discards state instead of committing, or, on the "
+        "rebalance_guard view, commit bare when the consumed positions are what you mean "
+        "to commit (`commit()`: the revoked partitions' positions on revocation, nothing "
+        "on loss). "
         "`rebalance-guard check --fix` (and `migrate`, after migrating) adds a lost handler "
         "that does what the lost path did minus the commit when the revocation only commits "
         "and logs (commit statements, local values for them, `if` over side-effect-free "
@@ -102,11 +116,13 @@ COMMIT_ON_LOST = Rule(
     ),
     invalid=(
         """\
+from kafka import OffsetAndMetadata
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
     def on_partitions_revoked(self, partitions, consumer):
-        consumer.commit()
+        offsets = {tp: OffsetAndMetadata(consumer.position(tp), "", -1) for tp in partitions}
+        consumer.commit(offsets)
 
     def on_partitions_assigned(self, partitions, consumer):
         pass
@@ -114,17 +130,29 @@ class Listener(RebalanceListener):
     ),
     valid=(
         """\
+from kafka import OffsetAndMetadata
 from rebalance_guard.kafka_python import RebalanceListener
 
 class Listener(RebalanceListener):
     def on_partitions_revoked(self, partitions, consumer):
-        consumer.commit()
+        offsets = {tp: OffsetAndMetadata(consumer.position(tp), "", -1) for tp in partitions}
+        consumer.commit(offsets)
 
     def on_partitions_assigned(self, partitions, consumer):
         pass
 
     def on_partitions_lost(self, partitions, consumer):
         pass  # owned elsewhere already: nothing to commit
+""",
+        """\
+from rebalance_guard.kafka_python import RebalanceListener
+
+class Listener(RebalanceListener):
+    def on_partitions_revoked(self, partitions, consumer):
+        consumer.commit()  # on loss the view has no lost partitions: it commits nothing
+
+    def on_partitions_assigned(self, partitions, consumer):
+        pass
 """,
     ),
 )
@@ -152,7 +180,7 @@ def async_commit_on_revoke(effect: Effect, callback: Callback, analysis: Analysi
 def commit_on_lost(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     if "lost" not in callback.kinds or effect.kind != "call" or effect.name not in COMMITS:
         return
-    if dropped_coroutine(effect, callback):
+    if dropped_coroutine(effect, callback) or harmless_on_loss(effect, callback, analysis):
         return
     via = callback.lost_via
     if callback.lost_fallthrough == "listener":
