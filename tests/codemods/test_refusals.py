@@ -191,7 +191,24 @@ CASES = [
         from handlers import on_assign
         c = Consumer({})
         c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
-        """), 8, "on_assign= is a functools.partial of on_assign, which is not a function defined in this file or is given *args or **kwargs; write def on_assign(consumer, partitions) calling the wrapped function with the bound arguments next to the subscribe() and pass its name, then run migrate again"),
+        """), 8, "on_assign= is a functools.partial of on_assign, which is imported, not a function defined in this file; write def on_assign(consumer, partitions) calling it with the bound arguments next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-partial-star-args", cf("""
+        import functools
+        def on_assign(tag, consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=functools.partial(on_assign, *tags))
+        """), 9, "on_assign= is a functools.partial given *args or **kwargs; pass the function and the bound arguments one by one first"),
+    ("cf-partial-of-a-method", cf("""
+        import functools
+        class Rewinder:
+            def __init__(self, conf):
+                self.consumer = Consumer(conf)
+            def _rewind(self, when, consumer, partitions):
+                pass
+            def start(self, when):
+                self.consumer.subscribe(["a"], on_assign=functools.partial(self._rewind, when))
+        """), 12, "on_assign= is a functools.partial of the method self._rewind; store the bound values on self and register the method itself (on_assign=self._rewind, taking (self, consumer, partitions)) first"),
     ("cf-partial-signature", cf("""
         import functools
         def on_assign(tag, consumer, partitions, extra=None):

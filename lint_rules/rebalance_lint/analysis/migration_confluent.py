@@ -297,13 +297,24 @@ def _partial_callback(keyword: str, value: ast.Call, facts: FileFacts) -> _Callb
     """``functools.partial(handler, *bound)`` of a def of this file, checked."""
     wrapped = value.args[0] if value.args else None
     function = facts.bindings.binding(wrapped) if isinstance(wrapped, ast.Name) else None
-    if has_star_args(value) or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        what = ast.unparse(wrapped) if wrapped is not None else "nothing"
+    if has_star_args(value) or wrapped is None:
         return (
-            f"{keyword}= is a functools.partial of {what}, which is not a function defined in "
-            f"this file or is given *args or **kwargs; write def {keyword}(consumer, "
-            "partitions) calling the wrapped function with the bound arguments next to the "
-            "subscribe() and pass its name, then run migrate again"
+            f"{keyword}= is a functools.partial given *args or **kwargs; pass the function "
+            "and the bound arguments one by one first"
+        )
+    if isinstance(wrapped, ast.Attribute) and self_class(wrapped.value, facts) is not None:
+        return (
+            f"{keyword}= is a functools.partial of the method {ast.unparse(wrapped)}; store "
+            f"the bound values on {ast.unparse(wrapped.value)} and register the method itself "
+            f"({keyword}={ast.unparse(wrapped)}, taking (self, consumer, partitions)) first"
+        )
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        where = "imported, not" if isinstance(function, ast.Import | ast.ImportFrom) else "not"
+        return (
+            f"{keyword}= is a functools.partial of {ast.unparse(wrapped)}, which is {where} "
+            f"a function defined in this file; write def {keyword}(consumer, partitions) "
+            "calling it with the bound arguments next to the subscribe() and pass its name, "
+            "then run migrate again"
         )
     args = function.args
     given = len(value.args) - 1
