@@ -117,7 +117,7 @@ def test_every_manual_site_names_a_next_step(migrated: tuple[Path, str]) -> None
     assert missing == []
 
 
-# --- migration bugs the corpus found: one open (strict xfail), two fixed since -------------
+# --- migration bugs the corpus found, each fixed since ------------------------------------
 
 
 #: the bug findings a migration can cause by the calls it leaves or writes in a callback
@@ -138,12 +138,6 @@ def _bug_findings(root: Path) -> Counter[tuple[str, str]]:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="inventory-sync/inventory_sync/worker.py: the owner's callbacks ignore their consumer "
-    "and call self.consumer.incremental_assign()/incremental_unassign(); migrated, the adapter "
-    "assigns the same partitions again: KRB101 twice, and poll() raises _CONFLICT on a broker",
-)
 def test_migration_adds_no_bug_finding(migrated: tuple[Path, str], tmp_path: Path) -> None:
     root, _ = migrated
     _copy(tmp_path)

@@ -450,6 +450,15 @@ CASES = [
      "the class registers different sets of its methods as callbacks at different subscribe() calls"),
     ("owner-clash", owner().replace("    def _on_revoke(self, consumer, partitions):", "    def on_partitions_lost(self, partitions):\n        pass\n\n    def _on_revoke(self, consumer, partitions):"), 10,
      "Worker already defines on_partitions_lost; it cannot become its own listener"),
+    ("owner-assigns-itself", owner().replace("        consumer.assign(partitions)", "        self.consumer.incremental_assign(partitions)"), 10,
+     "_on_assign calls self.consumer.incremental_assign() on the registering consumer itself (line 13), which the adapter does after the callback; call it on the callback's consumer argument instead (consumer.incremental_assign(partitions) as its last statement) first"),
+    ("closure-assigns-itself", cf("""
+        def run():
+            consumer = Consumer({})
+            def on_assign(c, partitions):
+                consumer.assign(partitions)
+            consumer.subscribe(["a"], on_assign=on_assign)
+        """), 9, "on_assign calls consumer.assign() on the registering consumer itself (line 8)"),
     ("owner-metaclass", owner().replace("class Worker:", "class Worker(metaclass=Meta):"), 10,
      "Worker has a metaclass or decorators; make a RebalanceListener class that calls its methods by hand"),
     ("owner-special-base", owner().replace("class Worker:", "import typing\nclass Worker(typing.NamedTuple):"), 11,

@@ -66,7 +66,7 @@ from rebalance_lint.analysis.migration_facts import (
     self_class,
     statement_layout,
 )
-from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.model import Analysis, dotted
 
 _ASSIGNS = {"assign", "incremental_assign"}
 _UNASSIGNS = {"unassign", "incremental_unassign"}
@@ -204,7 +204,9 @@ def _plan_site(
     if isinstance(bound, str):
         return bound
     for callback in callbacks:
-        reason = _plan_callback(callback, client, facts, plan)
+        reason = _plan_callback(callback, client, facts, plan) or _assigns_itself(
+            callback, dotted(call.func.value), facts
+        )
         if reason is not None:
             return reason
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
@@ -651,6 +653,12 @@ def _plan_owner_group(
             reason = _check_callback(callback, client, facts, plan, rewrite=False)
         else:
             reason = _plan_callback(callback, client, facts, plan)
+        for call, self_name in group.calls:
+            assert isinstance(call.func, ast.Attribute)
+            receiver = dotted(call.func.value)
+            if reason is None and receiver is not None and receiver.startswith(self_name + "."):
+                own_self = callback.function.args.args[0].arg if callback.function.args.args else ""
+                reason = _assigns_itself(callback, own_self + receiver[len(self_name) :], facts)
         if reason is not None:
             return reason
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
@@ -773,6 +781,33 @@ def _not_a_def(keyword: str, value: ast.expr, facts: FileFacts) -> str:
         f"{keyword}= is not a function, lambda or functools.partial defined in this file "
         f"(imported, an attribute, a container item, a call); {fix}"
     )
+
+
+def _assigns_itself(callback: _Callback, receiver: str | None, facts: FileFacts) -> str | None:
+    """Why a callback that (un)assigns through the registering consumer itself
+    (``self.consumer.incremental_assign(partitions)``, ignoring its consumer argument) cannot
+    be migrated as it is: the adapter (un)assigns after the callback, so the partitions would
+    be assigned twice (``_CONFLICT``, KRB101). Only calls on the consumer argument are
+    rewritten (:func:`_plan_final`)."""
+    if receiver is None:
+        return None
+    params = [a.arg for a in callback.function.args.args][1 if callback.method else 0 :]
+    if receiver.partition(".")[0] in params:
+        return None  # the callback's own parameter (``consumer``), not the registering one
+    for node in ast.walk(callback.function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _ASSIGNS | _UNASSIGNS
+            and dotted(node.func.value) == receiver
+        ):
+            return (
+                f"{callback.label} calls {receiver}.{node.func.attr}() on the registering "
+                f"consumer itself (line {node.lineno}), which the adapter does after the "
+                f"callback; call it on the callback's consumer argument instead "
+                f"(consumer.{node.func.attr}(partitions) as its last statement) first"
+            )
+    return None
 
 
 def _plan_callback(
