@@ -419,6 +419,14 @@ def _plan_class(
     creations, reason = _creations(cls, facts)
     if reason is not None:
         return reason
+    for node in facts.index.attributes.get(cls.name, []):
+        call = facts.parent(node)
+        if isinstance(call, ast.Call) and call.func is node:  # self.Listener(...)
+            return (
+                f"it is created through an attribute, {ast.unparse(node)}(...) at line "
+                f"{node.lineno}, which the codemod cannot follow; move the class to module "
+                "level and create it by its name there first"
+            )
     if remote is not None:
         reason = _remote_creations(remote, state)
         if reason is not None:
