@@ -35,9 +35,13 @@ def run_{n}(conf, topics):
 """
 
 CONFLUENT_LAMBDA = """
-def run_logged_{n}(conf, topics):
+def reset_{n}(consumer, partitions, replay):
+    log.info("assigned %s (replay=%s)", partitions, replay)
+
+
+def run_logged_{n}(conf, topics, replay=False):
     consumer = Consumer(conf)
-    consumer.subscribe(topics, on_assign=lambda c, p: log.info("assigned %s", p))
+    consumer.subscribe(topics, on_assign=lambda c, p: reset_{n}(c, p, replay))
     while True:
         msg = consumer.poll(1.0)
         if msg is not None:
