@@ -93,6 +93,17 @@ class Prepared:
     def finish(self) -> None:
         if not self.finished:
             self.finished = True
+            internals = [
+                reg
+                for reg in self.registrations
+                if not reg.guard
+                and isinstance(reg.call.func, ast.Attribute)
+                and self.unit.builds_client_helper(reg.call.func.value, reg.scope)
+            ]
+            for reg in internals:
+                self.registrations.remove(reg)
+                if reg in self.unresolved:
+                    self.unresolved.remove(reg)
             for reg in self.registrations:
                 func = reg.call.func
                 if not reg.guard and isinstance(func, ast.Attribute):

@@ -103,6 +103,16 @@ def consumer_class(qualname: str) -> Client | None:
     return None
 
 
+def client_helper_class(qualname: str) -> bool:
+    """A class of a client's own package that is not a consumer: ``SubscriptionState``, ``KafkaClient``.
+
+    Its ``subscribe()`` is the client's internals, never a registration the user wrote.
+    """
+    top, last = _split(qualname)
+    packages = {facts.package for facts in _ANALYSED.values()}
+    return top in packages and last[:1].isupper() and consumer_class(qualname) is None
+
+
 def takes_callbacks(client: Client | None) -> bool:
     """Whether the client's ``subscribe()`` takes ``on_assign``/``on_revoke``/``on_lost``."""
     return client is not None and _ANALYSED[client].registration == "callbacks"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from rebalance_lint.analysis.clients import Client, consumer_class
+from rebalance_lint.analysis.clients import Client, client_helper_class, consumer_class
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope, all_params
 from rebalance_lint.analysis.model import consumerish, dotted
 
@@ -25,6 +25,9 @@ class Consumers:
         self._names: dict[str, list[tuple[Client | None, Scope]]] = {}
         self._attrs: dict[ast.ClassDef, dict[str, Client | None]] = {}
         self._consumer_classes: dict[ast.ClassDef, Client] = {}
+        #: names and ``self`` attributes built by a client's non-consumer class
+        self._helper_names: list[tuple[str, Scope]] = []
+        self._helper_attrs: set[tuple[ast.ClassDef, str]] = set()
         for cls, _scope in facts.classes:
             for base in cls.bases:
                 client = self._ctor_client(base)
@@ -95,6 +98,13 @@ class Consumers:
 
     def _bind(self, target: ast.expr, value: ast.expr, scope: Scope) -> None:
         holds, client = self._value_client(value, scope)
+        if isinstance(value, ast.Call):
+            qualname = self._facts.imports.resolve(value.func)
+            if qualname is not None and client_helper_class(qualname):
+                if isinstance(target, ast.Name):
+                    self._helper_names.append((target.id, scope))
+                elif _self_attribute(target, scope):
+                    self._helper_attrs.add((scope.cls, target.attr))  # type: ignore[arg-type, attr-defined]
         if isinstance(target, ast.Name):
             if holds:
                 self._names.setdefault(target.id, []).append((client, scope))
@@ -153,6 +163,14 @@ class Consumers:
                         out.setdefault(arg.arg, client)
         return out
 
+    def is_client_helper(self, expr: ast.expr, scope: Scope, classes: list[ast.ClassDef]) -> bool:
+        """Does ``expr`` hold an object of a client's non-consumer class (``SubscriptionState``)?"""
+        if isinstance(expr, ast.Name):
+            return any(n == expr.id and where.encloses(scope) for n, where in self._helper_names)
+        if _self_attribute(expr, scope):
+            return any((cls, expr.attr) in self._helper_attrs for cls in classes)  # type: ignore[attr-defined]
+        return False
+
     def client_of(
         self, expr: ast.expr, scope: Scope, classes: list[ast.ClassDef]
     ) -> tuple[bool, Client | None]:
@@ -170,6 +188,16 @@ class Consumers:
         if path in names:
             return True, names[path]
         return False, None
+
+
+def _self_attribute(expr: ast.expr, scope: Scope) -> bool:
+    """``self.x`` in a method of a class."""
+    return (
+        isinstance(expr, ast.Attribute)
+        and isinstance(expr.value, ast.Name)
+        and scope.cls is not None
+        and expr.value.id == scope.self_name
+    )
 
 
 def param_named(scope: Scope, name: str) -> ast.arg | None:

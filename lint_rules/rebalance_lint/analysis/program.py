@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from rebalance_lint.analysis.clients import consumer_class
+from rebalance_lint.analysis.clients import client_helper_class, consumer_class
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import bound_value
@@ -109,6 +109,22 @@ class Unit:
                     "whose subscribe() this run cannot see"
                 )
         return None
+
+    def builds_client_helper(self, receiver: ast.expr, scope: Scope) -> bool:
+        """Is ``receiver`` built by a non-consumer class of a client's own package?
+
+        ``self._subscription = SubscriptionState()`` in the client's source, imported
+        relatively (``from .subscription_state import ...``): its ``subscribe(listener=)`` is the
+        client's internals, not a registration (the absolute spelling is decided in
+        :meth:`Consumers.is_client_helper`).
+        """
+        for value, value_scope in self._constructions(receiver, scope):
+            found = self.klass(value_scope, value.func)
+            if found is not None and found[0].path:
+                module = module_names(found[0].path.replace("\\", "/"))[0]
+                if client_helper_class(f"{module}.{found[1].name}"):
+                    return True
+        return False
 
     def _constructions(self, receiver: ast.expr, scope: Scope) -> list[tuple[ast.Call, Scope]]:
         """The calls that build what ``receiver`` holds (``c = X()``, ``self._c = X()``)."""

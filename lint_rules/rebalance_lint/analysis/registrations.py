@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from rebalance_lint.analysis.clients import Client, guard_member, takes_callbacks
+from rebalance_lint.analysis.clients import GUARD_MODULE, Client, guard_member, takes_callbacks
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import (
@@ -54,6 +54,10 @@ def find_sites(
     subscribes: list[MethodCall] = []
     imports = facts.imports
     only_client = _only_listener_client(facts)
+    confluent_imported = facts.imports.imports_package("confluent_kafka") or any(
+        facts.imports.imports_package(f"rebalance_guard.{GUARD_MODULE[c]}")
+        for c in ("confluent", "confluent_aio")
+    )
     for recorded, scope in facts.calls:
         call = expanded(recorded, scope, facts)
         func = call.func
@@ -77,8 +81,12 @@ def find_sites(
                 subscribes.append(MethodCall(call, scope, receiver))
             if not known and local_instance(func.value, scope, facts) is not None:
                 site = None  # a class of this file, not a consumer: a proxy is followed inside
+            elif consumers.is_client_helper(func.value, scope, classes):
+                site = None  # the client's own internals: SubscriptionState.subscribe(listener=)
             else:
-                site = _subscribe_site(call, scope, client if known else None, known, only_client)
+                site = _subscribe_site(
+                    call, scope, client if known else None, known, only_client, confluent_imported
+                )
             if site is not None and not known and _one_argument_callbacks(site, facts, hierarchy):
                 site = None  # a framework's own subscribe(on_assign=...): not confluent's arity
         else:
@@ -122,7 +130,12 @@ def _guard_site(
 
 
 def _subscribe_site(
-    call: ast.Call, scope: Scope, client: Client | None, known: bool, only: Client | bool | None
+    call: ast.Call,
+    scope: Scope,
+    client: Client | None,
+    known: bool,
+    only: Client | bool | None,
+    confluent_imported: bool,
 ) -> Registration | None:
     roles: dict[str, ast.expr] = {}
     anchor: ast.AST | None = None
@@ -136,6 +149,8 @@ def _subscribe_site(
     if confluent_roles:
         if client is not None and not takes_callbacks(client):
             return None
+        if client is None and not confluent_imported:
+            return None  # on_assign= in a file that never imports confluent_kafka: a framework's
         client = client or "confluent"
     elif takes_callbacks(client) and "listener" in roles:
         return None  # not confluent's signature: not a Kafka subscribe we understand
