@@ -104,7 +104,7 @@ def consumer_class(qualname: str) -> Client | None:
 
 
 def client_helper_class(qualname: str) -> bool:
-    """A class of a client's own package that is not a consumer: ``SubscriptionState``, ``KafkaClient``.
+    """A class of a client's own package that is not a consumer (``SubscriptionState``).
 
     Its ``subscribe()`` is the client's internals, never a registration the user wrote.
     """

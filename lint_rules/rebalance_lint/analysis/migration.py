@@ -36,7 +36,12 @@ def plan_migration(
     :mod:`rebalance_lint.analysis.migration_repository`).
     """
     tree = analysis.tree
-    packages = analysis.imports.packages & CLIENT_PACKAGES
+    registered = {  # a consumer created in another module: its client is the model's
+        CLIENTS[reg.client].package
+        for reg in analysis.registrations
+        if reg.client is not None and not reg.guard
+    }
+    packages = (analysis.imports.packages | registered) & CLIENT_PACKAGES
     if only is not None:
         packages &= {only}
     if tree is None or not packages:

@@ -111,8 +111,6 @@ class _OwnerSites:
 def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
     """Every confluent registration of the model, as edits or refusals."""
     plan = MigrationPlan()
-    if CONFLUENT.package not in facts.index.packages:
-        return plan
     taken = set(facts.index.names)
     subscribes = {span(c): c for c in facts.index.method_calls.get("subscribe", [])}
     owners: dict[ast.ClassDef, list[_OwnerSites]] = {}

@@ -84,11 +84,13 @@ def find_sites(
             elif consumers.is_client_helper(func.value, scope, classes):
                 site = None  # the client's own internals: SubscriptionState.subscribe(listener=)
             else:
-                site = _subscribe_site(
-                    call, scope, client if known else None, known, only_client, confluent_imported
-                )
-            if site is not None and not known and _one_argument_callbacks(site, facts, hierarchy):
-                site = None  # a framework's own subscribe(on_assign=...): not confluent's arity
+                site = _subscribe_site(call, scope, client if known else None, known, only_client)
+            if site is not None and not (known and client) and site.client == "confluent":
+                arities = _callback_arities(site, facts, hierarchy)
+                if arities and all(n == 1 for n in arities) and not known:
+                    site = None  # a framework's own subscribe(on_assign=...): not confluent's
+                elif not confluent_imported and 2 not in arities:
+                    site = None  # no confluent_kafka import, no (consumer, partitions) callback
         else:
             site = None
         if site is not None:
@@ -130,12 +132,7 @@ def _guard_site(
 
 
 def _subscribe_site(
-    call: ast.Call,
-    scope: Scope,
-    client: Client | None,
-    known: bool,
-    only: Client | bool | None,
-    confluent_imported: bool,
+    call: ast.Call, scope: Scope, client: Client | None, known: bool, only: Client | bool | None
 ) -> Registration | None:
     roles: dict[str, ast.expr] = {}
     anchor: ast.AST | None = None
@@ -149,8 +146,6 @@ def _subscribe_site(
     if confluent_roles:
         if client is not None and not takes_callbacks(client):
             return None
-        if client is None and not confluent_imported:
-            return None  # on_assign= in a file that never imports confluent_kafka: a framework's
         client = client or "confluent"
     elif takes_callbacks(client) and "listener" in roles:
         return None  # not confluent's signature: not a Kafka subscribe we understand
@@ -170,9 +165,11 @@ def _subscribe_site(
     return Registration(call, scope, client, dotted(call.func.value), roles, anchor, False)  # type: ignore[attr-defined]
 
 
-def _one_argument_callbacks(site: Registration, facts: Facts, hierarchy: Hierarchy) -> bool:
-    """Every callback of a guessed-confluent site takes one argument: not confluent's."""
-    arities: list[bool] = []
+def _callback_arities(site: Registration, facts: Facts, hierarchy: Hierarchy) -> list[int]:
+    """Per callback of a guessed-confluent site that resolves to a def or lambda of the file:
+    1 when it takes only one argument (a framework's ``on_assign(partitions)``), 2 when it
+    takes confluent's ``(consumer, partitions)``, 0 otherwise."""
+    arities: list[int] = []
     for role, expr in site.roles.items():
         if role == "listener":
             continue
@@ -180,8 +177,8 @@ def _one_argument_callbacks(site: Registration, facts: Facts, hierarchy: Hierarc
         if target is not None:
             drop = target.bound + (1 if target.is_method and not is_static(target.func) else 0)
             sig = signature(target.func, drop)
-            arities.append(sig.accepts(1) and not sig.accepts(2))
-    return bool(arities) and all(arities)
+            arities.append(2 if sig.accepts(2) else 1 if sig.accepts(1) else 0)
+    return arities
 
 
 def resolve_function(
