@@ -1,6 +1,7 @@
 """How much of the KRB2xx advice ``rebalance-guard migrate`` fixes on its own, and why not the rest.
 
-Usage: ``python benchmarks/migration_refusals.py [--repository | --each-subdirectory] DIR...``
+Usage: ``python benchmarks/migration_refusals.py [--repository | --each-subdirectory] [--sites]
+       DIR...``
 
 For every ``*.py`` file under the directories (each file on its own, as ``migrate FILE`` sees
 it): the KRB201-KRB203 findings of ``rebalance-guard check`` and how many of them are fixable
@@ -19,7 +20,16 @@ migrated with its registrations in the others).
 repository (a corpus of several projects, e.g. ``benchmarks/real_world_corpus``); ``*.py`` files
 directly in DIR are taken on their own.
 
-A migrated file counts as broken too when its new source does not ``compile()``.
+A migrated file counts as broken too when its new source does not ``compile()``. A file whose
+input cannot be read (the check report's status is not ok, e.g. a syntax error, or an input that
+does not ``compile()`` either) is counted and listed apart as unreadable input: broken means the
+migration made something worse, and only broken or not idempotent files make the exit code 1.
+
+``--sites``: after the summary, per repository (per path in single-file mode) a one-line
+summary and one line per KRB201-KRB203 finding, ``path:line: CODE migrated`` or
+``path:line: CODE manual: <reason>``, the reason being the refusal the migration gives on that
+line, else the nearest one before it (else after it) in the same file, marked
+``[refusal at line N]``; ``manual: (no reason given)`` when the file has no refusal at all.
 """
 
 from __future__ import annotations
@@ -32,9 +42,10 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from rebalance_codemods.api import MigrationResult, migrate_source
+from rebalance_codemods.api import ManualSite, MigrationResult, migrate_source
 from rebalance_codemods.repository import migrate_repository
 from rebalance_lint import check_repository, check_source
 from rebalance_lint.analysis import migration_confluent, migration_listeners, migration_repository
@@ -144,6 +155,111 @@ def compiles(source: bytes, path: str) -> bool:
     return True
 
 
+#: check statuses that are the tool's own failure, not the input's (every other status but
+#: "ok" means the input itself could not be read or parsed: counted as unreadable input)
+TOOL_FAILURES = frozenset({"crashed"})
+
+
+def nearest_manual(manual: list[ManualSite], line: int) -> ManualSite | None:
+    """The refusal on ``line``, else the nearest one before it, else the nearest one after."""
+    before = [site for site in manual if site.line <= line]
+    if before:
+        return max(before, key=lambda site: site.line)
+    after = [site for site in manual if site.line > line]
+    return min(after, key=lambda site: site.line) if after else None
+
+
+@dataclass
+class Tally:
+    """What one repository (or the whole run) measured."""
+
+    files: int = 0
+    changed: int = 0
+    sites: Counter[str] = field(default_factory=Counter[str])
+    fixable: Counter[str] = field(default_factory=Counter[str])
+    reasons: Counter[str] = field(default_factory=Counter[str])
+    broken: list[str] = field(default_factory=list[str])
+    not_idempotent: list[str] = field(default_factory=list[str])
+    unreadable: list[str] = field(default_factory=list[str])
+    no_reason: int = 0  # refused KRB2xx sites whose file gives no manual reason at all
+    site_lines: list[str] = field(default_factory=list[str])
+
+    def add(self, other: Tally) -> None:
+        self.files += other.files
+        self.changed += other.changed
+        self.sites.update(other.sites)
+        self.fixable.update(other.fixable)
+        self.reasons.update(other.reasons)
+        self.broken += other.broken
+        self.not_idempotent += other.not_idempotent
+        self.unreadable += other.unreadable
+        self.no_reason += other.no_reason
+
+    def summary(self) -> str:
+        total, automatic = sum(self.sites.values()), sum(self.fixable.values())
+        return (
+            f"files {self.files}, KRB2xx sites {total}, migrated {automatic}, "
+            f"manual {total - automatic} (no reason given: {self.no_reason}), "
+            f"migrated files {self.changed}, unreadable input {len(self.unreadable)}, "
+            f"broken {len(self.broken)}, not idempotent {len(self.not_idempotent)}"
+        )
+
+
+def sites_of(path: str, report: FileReport, result: MigrationResult) -> tuple[list[str], int]:
+    """One line per KRB201-203 finding of the file: migrated, or the refusal that covers it
+    (the one on its line, else the nearest before it, else after it, in the same file)."""
+    manual = list(result.manual) if result.status == "ok" else []
+    lines: list[str] = []
+    no_reason = 0
+    for finding in sorted(f for f in report.findings if f.code in MIGRATION_CODES):
+        where = f"{path}:{finding.line}: {finding.code}"
+        if result.status != "ok":
+            lines.append(f"{where} not migrated: the migration failed ({result.status})")
+        elif finding.fixable:
+            unchanged = " (but the file is not changed)" if result.new_source is None else ""
+            lines.append(f"{where} migrated{unchanged}")
+        else:
+            site = nearest_manual(manual, finding.line)
+            if site is None:
+                no_reason += 1
+                lines.append(f"{where} manual: (no reason given)")
+                continue
+            at = "" if site.line == finding.line else f" [refusal at line {site.line}]"
+            lines.append(f"{where} manual: {site.reason}{at}")
+    return lines, no_reason
+
+
+def measure(outcomes: Iterator[Outcome]) -> Tally:
+    tally = Tally()
+    for path, source, report, result, idempotent in outcomes:
+        tally.files += 1
+        for finding in report.findings:
+            if finding.code in MIGRATION_CODES:
+                tally.sites[finding.code] += 1
+                tally.fixable[finding.code] += finding.fixable
+        lines, no_reason = sites_of(path, report, result)
+        tally.site_lines += lines
+        tally.no_reason += no_reason
+        if report.status != "ok" and report.status not in TOOL_FAILURES:
+            tally.unreadable.append(f"{path}: {report.status}: {report.reason}")
+            continue
+        if result.status != "ok":
+            tally.broken.append(f"{path}: {result.status}: {result.reason}")
+            continue
+        tally.reasons.update(normalise(site.reason) for site in result.manual)
+        if result.new_source is not None and not compiles(result.new_source, path):
+            if not compiles(source, path):
+                tally.unreadable.append(f"{path}: the input does not compile either")
+                continue
+            tally.broken.append(f"{path}: migrated source does not compile")
+            continue
+        if result.new_source is not None:
+            tally.changed += 1
+            if not idempotent:
+                tally.not_idempotent.append(path)
+    return tally
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
@@ -151,36 +267,21 @@ def main(argv: list[str]) -> int:
                         help="each directory is one repository (check/migrate DIR)")  # fmt: skip
     parser.add_argument("--each-subdirectory", action="store_true",
                         help="each subdirectory of each DIR is one repository")  # fmt: skip
+    parser.add_argument("--sites", action="store_true",
+                        help="also one line per KRB201-203 site and per repository")  # fmt: skip
     args = parser.parse_args(argv)
     roots = subdirectories(args.paths) if args.each_subdirectory else args.paths
     repository_mode = args.repository or args.each_subdirectory
     started = time.perf_counter()
-    files = changed = 0
-    broken: list[str] = []
-    not_idempotent: list[str] = []
-    sites = Counter[str]()
-    fixable = Counter[str]()
-    reasons = Counter[str]()
-    outcomes = repositories(roots) if repository_mode else single_files(roots)
-    for path, _source, report, result, idempotent in outcomes:
-        files += 1
-        for finding in report.findings:
-            if finding.code in MIGRATION_CODES:
-                sites[finding.code] += 1
-                fixable[finding.code] += finding.fixable
-        if result.status != "ok":
-            broken.append(f"{path}: {result.status}: {result.reason}")
-            continue
-        reasons.update(normalise(site.reason) for site in result.manual)
-        if result.new_source is not None and not compiles(result.new_source, path):
-            broken.append(f"{path}: migrated source does not compile")
-            continue
-        if result.new_source is not None:
-            changed += 1
-            if not idempotent:
-                not_idempotent.append(path)
-    total, automatic = sum(sites.values()), sum(fixable.values())
-    share = 100 * automatic / total if total else 100.0
+    total = Tally()
+    per_root: list[tuple[Path, Tally]] = []
+    for root in roots:
+        tally = measure(repositories([root]) if repository_mode else single_files([root]))
+        per_root.append((root, tally))
+        total.add(tally)
+    sites, fixable, reasons = total.sites, total.fixable, total.reasons
+    all_sites, automatic = sum(sites.values()), sum(fixable.values())
+    share = 100 * automatic / all_sites if all_sites else 100.0
     mode = "single file"
     if args.repository:
         mode = "repository (each directory)"
@@ -188,19 +289,28 @@ def main(argv: list[str]) -> int:
         mode = f"repository (each subdirectory: {len(roots)})"
     print(f"paths: {' '.join(str(p) for p in args.paths)} ({mode})")
     print(
-        f"files: {files}, migrated: {changed}, broken: {len(broken)}, "
-        f"not idempotent: {len(not_idempotent)}"
+        f"files: {total.files}, migrated: {total.changed}, broken: {len(total.broken)}, "
+        f"not idempotent: {len(total.not_idempotent)}, unreadable input: {len(total.unreadable)}"
     )
     per_code = ", ".join(f"{c} {fixable[c]}/{sites[c]}" for c in sorted(sites))
-    print(f"KRB2xx sites: {total}, migrated automatically: {automatic} ({share:.1f}%)")
+    print(f"KRB2xx sites: {all_sites}, migrated automatically: {automatic} ({share:.1f}%)")
     print(f"  by code (migrated/all): {per_code or 'none'}")
     print(f"refused sites: {sum(reasons.values())}, by reason (names and lines stripped):")
     for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
         print(f"  {count:4d}  {reason}")
-    for line in broken + [f"{p}: a second run changes it" for p in not_idempotent]:
+    problems = total.broken + [f"{p}: a second run changes it" for p in total.not_idempotent]
+    for line in problems:
         print(f"  problem: {line}")
+    for line in total.unreadable:
+        print(f"  unreadable input (not counted as broken): {line}")
+    if args.sites:
+        print(f"sites (KRB201-203), per repository; manual sites with no reason: {total.no_reason}")
+        for root, tally in per_root:
+            print(f"{root}: {tally.summary()}")
+            for line in tally.site_lines:
+                print(f"  {line}")
     print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
-    return 1 if broken or not_idempotent else 0
+    return 1 if total.broken or total.not_idempotent else 0
 
 
 if __name__ == "__main__":
