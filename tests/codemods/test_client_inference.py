@@ -91,3 +91,37 @@ consumer.subscribe(["t"], listener=make_listener())
     assert [(m.line, m.reason[:58]) for m in result.manual] == [
         (10, "cannot tell which Kafka client this subscribe() belongs to")
     ]
+
+
+def test_the_registered_listeners_base_tells_the_client() -> None:
+    """A file importing both clients (kafka-python for ``TopicPartition``, aiokafka for the
+    consumer) whose consumer comes from an unannotated factory of another object, registering
+    a listener class that derives from aiokafka's base: the registration is aiokafka's (before:
+    refused with "cannot tell which Kafka client"). The refused class still says why."""
+    source = b"""import aiokafka
+from kafka.structs import TopicPartition
+
+
+class BatchWorker(aiokafka.ConsumerRebalanceListener):
+    def __init__(self, app, topics):
+        self._app = app
+        self._topics = topics
+
+    async def start(self):
+        consumer = self._app.consumer_factory("group")
+        consumer.subscribe(topics=self._topics, listener=self)  # type: ignore
+        return consumer
+
+    async def on_partitions_revoked(self, revoked):
+        self._pending = {TopicPartition(tp.topic, tp.partition) for tp in revoked}
+
+    async def on_partitions_assigned(self, assigned):
+        pass
+"""
+    result = migrate_source(source, "worker.py")
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    assert "from rebalance_guard.aiokafka import set_rebalance_listener" in new
+    assert "        set_rebalance_listener(consumer, self)\n" in new
+    assert "        consumer.subscribe(topics=self._topics)  # type: ignore\n" in new
+    assert "cannot tell which Kafka client" not in " ".join(m.reason for m in result.manual)

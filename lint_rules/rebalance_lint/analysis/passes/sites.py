@@ -74,6 +74,8 @@ def _register_listener(
     info = draft.hierarchy.info(cls) or BaseInfo(
         reg.client, "guard" if reg.guard else "legacy", False, False
     )
+    if reg.client is None and info.client_base and not takes_callbacks(info.client):
+        reg.client = info.client  # a file importing both clients: the listener's base tells
     listener = draft.listener(cls, info)
     listener.sites.append(reg)
     if instantiation is not None:
