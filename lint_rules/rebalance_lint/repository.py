@@ -116,7 +116,12 @@ class _Repository:
         if isinstance(loaded, Unparsable):
             return None
         try:
-            prepared = prepare(loaded.tree, loaded.text, path)
+            prepared = prepare(
+                loaded.tree,
+                loaded.text,
+                path,
+                lambda imports, base: self.program.consumer_base(path, imports, base),
+            )
         except RecursionError:
             return None
         self.prepared[path] = prepared

@@ -122,3 +122,65 @@ class TestConfluentOwner(CodemodTest):
                     self.consumer.close()
         """
         self.assertCodemod(before, after, expected_warnings=[])
+
+
+    def test_bound_methods_of_another_object_of_the_file(self) -> None:
+        """on_assign=reporter.on_assign with reporter = Reporter(conf) (REAL_WORLD.md: another object's bound methods; confluent's own kafkatest client does this): Reporter becomes the listener, registered as itself."""
+        before = """
+            import sys
+
+            from confluent_kafka import Consumer
+
+
+            class Reporter:
+                \"\"\"Reports the assignment of a test client; the driver registers its methods.\"\"\"
+
+                def __init__(self, conf):
+                    self.consumer = Consumer(conf)
+                    self.assignment = []
+
+                def on_assign(self, consumer, partitions):
+                    self.assignment = list(partitions)
+                    print("assigned", partitions, file=sys.stderr)
+
+                def on_revoke(self, consumer, partitions):
+                    consumer.commit(asynchronous=False)
+                    self.assignment = []
+
+
+            def main(conf, topics):
+                reporter = Reporter(conf)
+                reporter.consumer.subscribe(topics, on_assign=reporter.on_assign, on_revoke=reporter.on_revoke)
+                while reporter.assignment is not None:
+                    reporter.consumer.poll(1.0)
+        """
+        after = """
+            import sys
+
+            from confluent_kafka import Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class Reporter(RebalanceListener):
+                \"\"\"Reports the assignment of a test client; the driver registers its methods.\"\"\"
+
+                def __init__(self, conf):
+                    self.consumer = Consumer(conf)
+                    self.assignment = []
+
+                def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
+                    self.assignment = list(partitions)
+                    print("assigned", partitions, file=sys.stderr)
+
+                def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):
+                    consumer.commit(asynchronous=False)
+                    self.assignment = []
+
+
+            def main(conf, topics):
+                reporter = Reporter(conf)
+                subscribe(reporter.consumer, topics, reporter)
+                while reporter.assignment is not None:
+                    reporter.consumer.poll(1.0)
+        """
+        self.assertCodemod(before, after, expected_warnings=[])

@@ -192,6 +192,19 @@ CASES = [
         c = Consumer({})
         c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
         """), 8, "on_assign= is a functools.partial of on_assign, which is imported, not a function defined in this file; write def on_assign(consumer, partitions) calling it with the bound arguments next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-optional-dependency", """
+try:
+    from confluent_kafka import Consumer
+except ImportError:  # confluent-kafka is an extra
+    Consumer = None
+def run(conf):
+    def reset_offsets(consumer, partitions):
+        consumer.assign(partitions)
+    c = Consumer(conf)
+    c.subscribe(["a"], on_assign=reset_offsets)
+""", 10, "confluent_kafka is an optional dependency here (imported only inside try/except ImportError), and rebalance_guard.confluent_kafka needs it when imported; import rebalance_guard.confluent_kafka in that try block, then migrate this site by hand"),
+    ("kp-optional-dependency", kp(tail=REGISTER).replace("from kafka import ConsumerRebalanceListener, KafkaConsumer", "try:\n    from kafka import ConsumerRebalanceListener, KafkaConsumer\nexcept (ImportError, AttributeError):\n    ConsumerRebalanceListener = object"), 8,
+     "listener class Listener: kafka is an optional dependency here (imported only inside try/except ImportError), and rebalance_guard.kafka_python needs it when imported; import rebalance_guard.kafka_python in that try block, then migrate this site by hand"),
     ("cf-partial-star-args", cf("""
         import functools
         def on_assign(tag, consumer, partitions):
@@ -531,6 +544,44 @@ def test_a_nested_listener_created_through_self_says_so() -> None:
     assert (6, NESTED_REASON) in [(m.line, m.reason) for m in result.manual]
 
 
+#: A listener class registering itself (``listener=self``) that cannot be migrated: its
+#: registrations still move (the runtime takes legacy listeners), the class stays as it is.
+OWN_LISTENER_CASES = [
+    ("own-listener-two-consumers", KP_HEAD + textwrap.dedent("""
+        class Tailer(ConsumerRebalanceListener):
+            def run(self):
+                self._a = KafkaConsumer()
+                self._b = KafkaConsumer()
+                self._a.subscribe(["a"], listener=self)
+                self._b.subscribe(["b"], listener=self)
+            def on_partitions_revoked(self, revoked):
+                self._a.commit()
+            def on_partitions_assigned(self, assigned):
+                pass
+        """), 5, "listener class Tailer: it registers itself on 2 consumers (self._a, self._b); migrate it by hand"),
+    ("own-listener-local-consumer", KP_HEAD + textwrap.dedent("""
+        class Tailer(ConsumerRebalanceListener):
+            def make(self):
+                consumer = KafkaConsumer()
+                consumer.subscribe(["a"], listener=self)
+                return consumer
+            def on_partitions_revoked(self, revoked):
+                self._consumer.commit()
+            def on_partitions_assigned(self, assigned):
+                pass
+        """), 5, "listener class Tailer: it registers itself on consumer, which is not an attribute of its own; migrate it by hand"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "source", "line", "reason"), OWN_LISTENER_CASES, ids=[c[0] for c in OWN_LISTENER_CASES])
+def test_an_own_listener_refusal_keeps_the_class(name: str, source: str, line: int, reason: str) -> None:
+    result = migrate_source(source.encode(), "legacy.py")
+    assert result.status == "ok", result.reason
+    new = (result.new_source or source.encode()).decode()
+    assert "class Tailer(ConsumerRebalanceListener):" in new
+    assert (line, reason) in [(m.line, m.reason) for m in result.manual]
+
+
 def test_each_refusal_reason_in_the_code_has_a_case() -> None:
     """Every ``return "..."`` refusal message in the planners is exercised above."""
     import ast
@@ -538,7 +589,9 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
 
     from rebalance_lint.analysis import migration_confluent, migration_listeners
 
-    covered = " | ".join([*(reason for *_, reason in CASES), NESTED_REASON])
+    covered = " | ".join(
+        [*(reason for *_, reason in CASES + OWN_LISTENER_CASES), NESTED_REASON]
+    )
     missing = []
     for module in (migration_listeners, migration_confluent):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
@@ -551,3 +604,49 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
                 if len(probe) > 12 and probe[:15] not in covered:
                     missing.append(probe)
     assert not missing, missing
+
+
+def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says_so() -> None:
+    """REAL_WORLD.md's indirect injection next to a direct one: the class is migrated (the
+    injected consumer becomes the view) but ``self.offsets.commit_offsets()`` still commits
+    through the consumer the offset manager holds. That KRB201 is not fixable, and migrate
+    must say so with the next step instead of leaving it without a reason."""
+    source = KP_HEAD + textwrap.dedent(
+        """
+        class OffsetManager:
+            def __init__(self, consumer):
+                self.consumer = consumer
+
+            def commit_offsets(self, partitions):
+                self.consumer.commit()
+
+
+        class Listener(ConsumerRebalanceListener):
+            def __init__(self, consumer, offsets):
+                self.consumer = consumer
+                self.offsets = offsets
+
+            def on_partitions_revoked(self, revoked):
+                self.offsets.commit_offsets(revoked)
+
+            def on_partitions_assigned(self, assigned):
+                self.consumer.seek_to_beginning()
+
+
+        consumer = KafkaConsumer(group_id="g")
+        offsets = OffsetManager(consumer)
+        consumer.subscribe(["a"], listener=Listener(consumer, offsets))
+        """
+    )
+    result = migrate_source(source.encode(), "legacy.py")
+    assert result.new_source is not None
+    assert b"class Listener(RebalanceListener):" in result.new_source
+    assert [(m.line, m.reason) for m in result.manual] == [
+        (
+            14,
+            "listener class Listener is migrated, but its callbacks still reach a consumer "
+            "through self.offsets.commit_offsets(), which the codemod cannot turn into the "
+            "view; pass the callback's consumer argument along to that call and use it there "
+            "instead",
+        )
+    ]

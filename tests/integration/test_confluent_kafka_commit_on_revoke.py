@@ -95,24 +95,6 @@ def _assert_none_twice(processed: list[int]) -> None:
     assert not twice, f"processed more than once: {twice[:20]} ({len(twice)} in all)"
 
 
-# The "eager fetch stall" this mark was written for is not librdkafka's nor tansu's: it was
-# this test's drain (benchmarks/RESULTS.md, "confluent cooperative stall on tansu: root
-# cause", last part). librdkafka had fetched every message (PARTITION_EOF at the log end
-# within 1 s of the assignment) and handed them out steadily; poll_until took one per
-# poll(0.2) per member in turn, 5 a second once the other member was idle, and the 60 s
-# deadline expired with 22-102 left (2 of 6 runs). This test now drains with drain() (0 of 6
-# failed) and a FetchStalled here means nothing at all was delivered for STALL_S. The mark
-# stays for test_confluent_kafka_aio_commit_on_revoke.py, whose aio poll_until drains the
-# same way (one poll(0.2) per member per round); it expects only that slow drain.
-EAGER_STALL = pytest.mark.xfail(
-    raises=FetchStalled,
-    strict=False,
-    reason="the drain takes one message per poll(0.2) per member in turn (5/s once a member "
-    "is idle) and can miss its 60 s deadline with librdkafka still delivering: the test's "
-    "pace, not a stall (RESULTS.md 'confluent cooperative stall on tansu: root cause')",
-)
-
-
 @pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
 def test_every_message_processed_once_across_rebalances(broker: Broker, strategy: str) -> None:
     topic = broker.create_topic(PARTITIONS)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rebalance_lint.analysis.clients import Client
 from rebalance_lint.analysis.collect import collect
 from rebalance_lint.analysis.consumers import Consumers
+from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.listeners import Hierarchy
 from rebalance_lint.analysis.model import (
     Analysis,
@@ -57,14 +58,21 @@ def analyse(tree: ast.Module, text: str) -> Analysis:
     return prepared.analysis()
 
 
-def prepare(tree: ast.Module, text: str, path: str = "") -> Prepared:
+def prepare(
+    tree: ast.Module,
+    text: str,
+    path: str = "",
+    base_client: Callable[[ImportMap, ast.expr], Client | None] | None = None,
+) -> Prepared:
     """The first phase: facts, listeners and this file's own registrations, not yet finished.
 
     Repository mode (:mod:`rebalance_lint.repository`) prepares every file, links the sites
     whose listener or callbacks live in another file, then finishes each one.
     """
     facts = collect(tree, text)
-    consumers = Consumers(facts)
+    consumers = Consumers(
+        facts, (lambda base: base_client(facts.imports, base)) if base_client else None
+    )
     hierarchy = Hierarchy(facts)
     unit = Unit(path, facts, consumers, hierarchy)
     registrations, pauses, subscribes = find_sites(facts, consumers, hierarchy)

@@ -9,6 +9,7 @@ a parameter or attribute whose name says "consumer" (``consumer``, ``_consumer``
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from rebalance_lint.analysis.clients import Client, client_helper_class, consumer_class
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope, all_params
@@ -20,7 +21,11 @@ _PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 class Consumers:
     """Consumer-holding names per scope and consumer-holding attributes per class."""
 
-    def __init__(self, facts: Facts) -> None:
+    def __init__(
+        self, facts: Facts, base_client: Callable[[ast.expr], Client | None] | None = None
+    ) -> None:
+        """``base_client``: the client of a base class defined in another module of the
+        repository (repository mode), for consumer subclasses of consumer subclasses."""
         self._facts = facts
         self._names: dict[str, list[tuple[Client | None, Scope]]] = {}
         self._attrs: dict[ast.ClassDef, dict[str, Client | None]] = {}
@@ -31,6 +36,8 @@ class Consumers:
         for cls, _scope in facts.classes:
             for base in cls.bases:
                 client = self._ctor_client(base)
+                if client is None and base_client is not None:
+                    client = base_client(base)
                 if client is not None:
                     self._consumer_classes[cls] = client
         for target, value, scope in facts.bindings:
@@ -138,6 +145,10 @@ class Consumers:
                         attrs[name] = attrs[attr]
 
     # -- queries --------------------------------------------------------------------
+    def consumer_class_client(self, cls: ast.ClassDef) -> Client | None:
+        """The client of a class of this file that derives from a consumer class."""
+        return self._consumer_classes.get(cls)
+
     def class_attrs(self, classes: list[ast.ClassDef]) -> dict[str, Client | None]:
         """Consumer attributes of a class and its in-file ancestors (given nearest first)."""
         out: dict[str, Client | None] = {}

@@ -62,6 +62,7 @@ from rebalance_lint.analysis.migration_facts import (
     is_pure,
     methods_of,
     names_in,
+    optional_import,
     returned_value,
     self_class,
     statement_layout,
@@ -123,6 +124,10 @@ def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
         seen.add(span(registration.call))
         client = CLIENTS[registration.client]
         call = subscribes.get(span(registration.call))
+        optional = optional_import(facts, client.package, client.guard_module)
+        if optional is not None:
+            plan.refuse(registration.call.lineno, optional)
+            continue
         if call is None:
             plan.refuse(
                 registration.call.lineno,
@@ -562,14 +567,31 @@ def _collect_owner_site(
 
 
 def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str, str] | None:
-    """(owner class, its self name, method name) for ``self.<method>`` in one of its methods."""
-    if not isinstance(value, ast.Attribute):
+    """(owner class, the name its instance has at the call, method name) for ``self.<method>``
+    in one of its methods, or ``vc.<method>`` with ``vc = Owner(...)`` bound once (REAL_WORLD.md:
+    another object's bound methods registered, ``on_assign=handler.on_assign``)."""
+    if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
         return None
-    owner = self_class(value.value, facts)
+    owner = self_class(value.value, facts) or _instance_class(value.value, facts)
     if owner is None:
         return None
-    assert isinstance(value.value, ast.Name)
     return owner, value.value.id, value.attr
+
+
+def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
+    """The class of the file ``name`` holds when its one binding is ``name = Cls(...)``."""
+    target = facts.bindings.binding(name)
+    assign = facts.parent(target) if target is not None else None
+    if not (
+        isinstance(assign, ast.Assign)
+        and len(assign.targets) == 1
+        and assign.targets[0] is target
+        and isinstance(assign.value, ast.Call)
+        and isinstance(assign.value.func, ast.Name)
+    ):
+        return None
+    cls = facts.bindings.binding(assign.value.func)
+    return cls if isinstance(cls, ast.ClassDef) else None
 
 
 def _plan_owner(

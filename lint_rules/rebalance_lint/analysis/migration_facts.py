@@ -29,6 +29,8 @@ class FileIndex:
     packages: set[str] = field(default_factory=set)  # top-level packages imported absolutely
     names: set[str] = field(default_factory=set)  # every name the file binds or uses
     claimed: dict[str, str] = field(default_factory=dict)  # local name -> imported symbol
+    #: top-level packages every import of which sits in ``try:`` ... ``except ImportError``
+    optional: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -88,7 +90,64 @@ def build_index(tree: ast.Module) -> FileIndex:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             index.packages.add(node.module.partition(".")[0])
     index.names = names_in(tree)
+    index.optional = _optional_packages(tree, index.packages)
     return index
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _optional_packages(tree: ast.Module, packages: set[str]) -> set[str]:
+    """The packages the file imports only inside ``try:`` bodies that catch ImportError."""
+    inside = _guarded_nodes(tree)
+    guarded: set[str] = set()
+    required: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            (guarded if id(node) in inside else required).update(_imported_packages(node))
+    return (guarded - required) & packages
+
+
+def _guarded_nodes(tree: ast.Module) -> set[int]:
+    ids: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+            for stmt in node.body:
+                ids.update(id(inner) for inner in ast.walk(stmt))
+    return ids
+
+
+def _imported_packages(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Import):
+        return {alias.name.partition(".")[0] for alias in node.names}
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return {node.module.partition(".")[0]}
+    return set()
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type
+    if caught is None:
+        return True
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(
+        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
+        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
+        for n in names
+    )
+
+
+def optional_import(facts: FileFacts, package: str, guard_module: str) -> str | None:
+    """Why a site of ``package``'s client cannot be migrated here: the file imports the client
+    only inside ``try``/``except ImportError`` (an optional dependency), and ``guard_module``
+    imports the client unconditionally, so the module would stop loading without it."""
+    if package not in facts.index.optional:
+        return None
+    return (
+        f"{package} is an optional dependency here (imported only inside try/except "
+        f"ImportError), and {guard_module} needs it when imported; import {guard_module} "
+        "in that try block, then migrate this site by hand"
+    )
 
 
 def names_in(root: ast.AST) -> set[str]:

@@ -38,6 +38,7 @@ from rebalance_lint.analysis.migration_facts import (
     is_none,
     is_pure,
     methods_of,
+    optional_import,
     ordered_args,
     returned_value,
     self_attr,
@@ -45,7 +46,7 @@ from rebalance_lint.analysis.migration_facts import (
     statement_layout,
     view_name,
 )
-from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.model import Analysis, IndirectInjection, consumerish
 
 #: The clients whose listeners are objects (kafka-python, aiokafka), not confluent's callbacks.
 LISTENER_CLIENTS = tuple(c for c in CLIENTS.values() if c.registration == "listener")
@@ -122,6 +123,9 @@ class _State:
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
+    #: a class registering itself (``self._c.subscribe(listener=self)`` in its own method):
+    #: the receivers (``self._c``) and the ``self`` arguments
+    self_registered: dict[ast.ClassDef, list[tuple[str, ast.Name]]] = field(default_factory=dict)
     #: repository mode: creations in other files (-> their path) of the class being planned
     remote: dict[ast.Call, str] = field(default_factory=dict)
     #: repository mode: the edits the class being planned needs in other files
@@ -184,7 +188,20 @@ def plan_listeners(
             plan.refuse(cls.lineno, f"listener class {cls.name}: {reason}")
             for line, _ in family_sites.get(cls, []):
                 plan.refuse(line, f"registers {cls.name}, which must be migrated by hand first")
+    for found in analysis.indirect:
+        cls = found.listener.node
+        if cls in legacy and span(cls) in plan.planned and span(found.anchor) not in plan.planned:
+            plan.refuse(getattr(found.anchor, "lineno", cls.lineno), _indirect_reason(found))
     return plan
+
+
+def _indirect_reason(found: IndirectInjection) -> str:
+    """Why a migrated class still reaches a consumer of its own, and what to do about it."""
+    return (
+        f"listener class {found.listener.node.name} is migrated, but its callbacks still reach "
+        f"a consumer through {found.path}, which the codemod cannot turn into the view; pass "
+        "the callback's consumer argument along to that call and use it there instead"
+    )
 
 
 def _listener_classes(analysis: Analysis, clients: list[ClientFacts]) -> dict[ast.ClassDef, Kind]:
@@ -250,6 +267,10 @@ def _plan_subscribe(
     creation = _creation_of(value, state)
     cls = _class_of(creation, state)
     kind = classes.get(cls) if cls is not None else None
+    own = _registering_class(call, value, facts)
+    if own is not None and own in classes and isinstance(call.func, ast.Attribute):
+        assert isinstance(value, ast.Name)
+        state.self_registered.setdefault(own, []).append((_code(call.func.value), value))
     if kind is not None:
         client = kind[0]
     elif cls is not None:
@@ -269,7 +290,9 @@ def _plan_subscribe(
             ),
         )
         return
-    reason = _why_not_splittable(call, value, creation, cls, facts)
+    reason = optional_import(facts, client.package, client.guard_module) or _why_not_splittable(
+        call, value, creation, cls, facts
+    )
     if own_subscribe is not None:
         reason = (
             f"{own_subscribe}, which may wrap or forward listener=; registering the listener "
@@ -298,6 +321,61 @@ def _plan_subscribe(
         family_sites.setdefault(cls, []).append((call.lineno, site))
     else:
         plan.merge(site)
+
+
+def _registering_class(call: ast.Call, value: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
+    """The class whose method registers its own instance (``listener=self``), if any."""
+    if not isinstance(value, ast.Name):
+        return None
+    function = facts.parent(call)
+    while function is not None and not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        function = facts.parent(function)
+    if function is None or first_param(function) != value.id:
+        return None
+    owner = facts.parent(function)
+    return owner if isinstance(owner, ast.ClassDef) else None
+
+
+def _plan_own_consumer(
+    client: ClientFacts,
+    views: dict[Function, str],
+    own: list[tuple[str, ast.Name]],
+    state: _State,
+    plan: MigrationPlan,
+) -> str | None:
+    """A class registering itself on ``self.<attr>`` (REAL_WORLD.md: a wrapper that is its own
+    listener): its callbacks' calls on ``self.<attr>`` become calls on the view. Where it is
+    created does not matter: every instance registers itself."""
+    receivers = {receiver for receiver, _ in own}
+    if len(receivers) != 1:
+        return (
+            f"it registers itself on {len(receivers)} consumers ({', '.join(sorted(receivers))}); "
+            "migrate it by hand"
+        )
+    head, _, attr = next(iter(receivers)).partition(".")
+    if head != own[0][1].id or not attr or "." in attr:
+        return (
+            f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
+            "own; migrate it by hand"
+        )
+    facts = state.facts
+    uses: list[tuple[ast.Attribute, str]] = []
+    for fn, view in views.items():
+        for node in _attributes_in(fn):
+            if self_attr(node, first_param(fn)) != attr:
+                continue
+            method = facts.parent(node)
+            name = (
+                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
+            )
+            reason = _view_use(node, name, client, facts)
+            if reason is not None:
+                return reason
+            uses.append((node, view))
+    for node, view in uses:
+        plan.edit(Edit("replace_with_name", span(node), value=view))
+    plan.planned.update(span(value) for _, value in own)  # KRB201's site: listener=self
+    return None
 
 
 def _why_not_splittable(
@@ -395,6 +473,9 @@ def _plan_class(
     ``remote`` (repository mode): the class's uses in the other modules; its creations there
     count as this file's, and the edits they need go to ``state.remote_plans``."""
     facts = state.facts
+    optional = optional_import(facts, client.package, client.guard_module)
+    if optional is not None:
+        return optional
     if len(cls.bases) != 1 or cls.keywords:
         return (
             "other base classes or a metaclass; the codemod cannot rebase it safely; "
@@ -427,34 +508,36 @@ def _plan_class(
                 f"{node.lineno}, which the codemod cannot follow; move the class to module "
                 "level and create it by its name there first"
             )
-    if remote is not None:
-        reason = _remote_creations(remote, state)
-        if reason is not None:
-            return reason
-        creations += [creation.call for creation in remote.creations]
+    own = state.self_registered.get(cls)
+    if own is None:
+        if remote is not None:
+            reason = _remote_creations(remote, state)
+            if reason is not None:
+                return reason
+            creations += [creation.call for creation in remote.creations]
+            if not creations:
+                return (
+                    "no instance is created in this file or anywhere else in the repository "
+                    "(the directory migrated); if it is created outside it, run rebalance-guard "
+                    "migrate on a directory holding that code too"
+                )
         if not creations:
             return (
-                "no instance is created in this file or anywhere else in the repository "
-                "(the directory migrated); if it is created outside it, run rebalance-guard "
-                "migrate on a directory holding that code too"
+                "no instance is created in this file; migrate it where it is registered: "
+                "rebalance-guard migrate DIR, on the directory holding both, migrates the class "
+                "with its registrations"
             )
-    if not creations:
-        return (
-            "no instance is created in this file; migrate it where it is registered: "
-            "rebalance-guard migrate DIR, on the directory holding both, migrates the class "
-            "with its registrations"
-        )
-    for creation in creations:
-        if creation in state.remote:
-            continue  # registered and vouched for in its own file (_remote_creations)
-        if creation not in state.registrations:
-            return (
-                f"the instance created at line {creation.lineno} is not registered with "
-                "subscribe(listener=...) in this file; register it where it is created first"
-            )
-        reason = _instance_escapes(creation, state)
-        if reason is not None:
-            return reason
+        for creation in creations:
+            if creation in state.remote:
+                continue  # registered and vouched for in its own file (_remote_creations)
+            if creation not in state.registrations:
+                return (
+                    f"the instance created at line {creation.lineno} is not registered with "
+                    "subscribe(listener=...) in this file; register it where it is created first"
+                )
+            reason = _instance_escapes(creation, state)
+            if reason is not None:
+                return reason
     views: dict[Function, str] = {}
     for fn in callbacks.values():
         view = view_name(fn)
@@ -464,7 +547,10 @@ def _plan_class(
                 "rename one first"
             )
         views[fn] = view
-    reason = _plan_injection(cls, client, methods, creations, views, state, plan)
+    if own is None:
+        reason = _plan_injection(cls, client, methods, creations, views, state, plan)
+    else:
+        reason = _plan_own_consumer(client, views, own, state, plan)
     if reason is not None:
         return reason
     base = cls.bases[0]
@@ -634,7 +720,7 @@ def _plan_injection(
     if init is None or injected is None:
         return None
     param, position = injected
-    other_uses = _uses_outside(attr, param, init, views, facts)
+    other_uses = _uses_outside(cls, attr, param, init, views, facts)
     if other_uses is not None:
         plan.refuse(
             param.lineno,
@@ -698,10 +784,15 @@ def _stored_as(init: Function, param: ast.arg, facts: FileFacts) -> tuple[str, a
 
 
 def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
-    """Whether ``__init__`` stores one of its parameters as ``self.<attr>``."""
+    """Whether ``__init__`` stores a parameter that may hold a consumer as ``self.<attr>``:
+    one named or annotated as one (``consumer``, ``c: KafkaConsumer``), not ``storage``, whose
+    ``commit()`` is a database's (REAL_WORLD.md: commit hidden behind an offset store)."""
     if init is None:
         return False
     for param in init.args.args[1:]:
+        annotation = ast.unparse(param.annotation) if param.annotation is not None else ""
+        if not (consumerish(param.arg) or "Consumer" in annotation):
+            continue
         stored = _stored_as(init, param, facts)
         if stored is not None and stored[0] == attr:
             return True
@@ -738,6 +829,7 @@ def _attributes_in(node: ast.AST) -> list[ast.Attribute]:
 
 
 def _uses_outside(
+    cls: ast.ClassDef,
     attr: tuple[str, ast.Assign] | None,
     param: ast.arg,
     init: Function,
@@ -753,7 +845,23 @@ def _uses_outside(
     inside = {node for fn in views for node in _attributes_in(fn)}
     assigned = attr[1].targets[0]
     for node in facts.index.attributes.get(attr[0], []):
-        if node in inside or node is assigned:
+        if node in inside or node is assigned or _another_classes_self(node, cls, facts):
             continue
         return node.lineno
     return None
+
+
+def _another_classes_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> bool:
+    """``self.consumer`` in a method of another class: not the listener's attribute."""
+    function = facts.parent(node)
+    while function is not None and not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        function = facts.parent(function)
+    if function is None or not isinstance(node.value, ast.Name):
+        return False
+    owner = facts.parent(function)
+    return (
+        isinstance(owner, ast.ClassDef)
+        and owner is not cls
+        and node.value.id == first_param(function)
+        and cls.name not in {ast.unparse(base) for base in owner.bases}
+    )

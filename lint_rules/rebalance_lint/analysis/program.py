@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from rebalance_lint.analysis.clients import client_helper_class, consumer_class
+from rebalance_lint.analysis.clients import Client, client_helper_class, consumer_class
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import bound_value
+from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.listeners import Hierarchy
 from rebalance_lint.analysis.model import Effect, Origin, dotted
 
@@ -90,6 +91,8 @@ class Unit:
         consumer class: one of the program that defines ``subscribe()`` (a ``KafkaConsumer``
         subclass that wraps ``listener=``), or an imported one this run cannot see.
         """
+        if isinstance(receiver, ast.Name) and receiver.id == scope.self_name and scope.cls:
+            return self._own_subscribe_of(scope.cls)  # self.subscribe() in a consumer subclass
         for value, value_scope in self._constructions(receiver, scope):
             qualname = self.facts.imports.resolve(value.func)
             if qualname is not None and consumer_class(qualname) is not None:
@@ -108,6 +111,23 @@ class Unit:
                     f"the consumer is a {name} (imported from {qualname.rpartition('.')[0]}), "
                     "whose subscribe() this run cannot see"
                 )
+        return None
+
+    def _own_subscribe_of(self, cls: ast.ClassDef, depth: int = 0) -> str | None:
+        """Why ``self.subscribe()`` of ``cls`` may not be the client's: ``cls`` or a base of it
+        in this file or another module of the repository defines ``subscribe()``."""
+        for klass in self.hierarchy.ancestry(cls):
+            method = self.facts.methods.get(klass, {}).get("subscribe")
+            if method is not None:
+                where = f"{self.path}:{method.lineno}" if self.path else f"line {method.lineno}"
+                return f"the consumer's class defines its own {klass.name}.subscribe() ({where})"
+            if depth < 8:
+                for base in klass.bases:
+                    found = self.klass(self.facts.module, base)
+                    if found is not None and found[0] is not self:
+                        reason = found[0]._own_subscribe_of(found[1], depth + 1)
+                        if reason is not None:
+                            return reason
         return None
 
     def builds_client_helper(self, receiver: ast.expr, scope: Scope) -> bool:
@@ -224,19 +244,19 @@ class Program:
                 self.add(loaded)
         return self._units[path]
 
-    def module(self, importer: Unit, name: str) -> Unit | None:
-        """The unit a dotted module name means when ``importer`` imports it."""
+    def module(self, importer: str, name: str) -> Unit | None:
+        """The unit a dotted module name means when the file ``importer`` imports it."""
         candidates = self._by_module.get(name, [])
         if not candidates:
             return None
         if len(candidates) > 1:  # prefer the one nearest the importer
-            here = PurePosixPath(importer.path).parts
+            here = PurePosixPath(importer).parts
             candidates = sorted(candidates, key=lambda p: -_common(PurePosixPath(p).parts, here))
         return self.unit(candidates[0])
 
-    def _relative(self, importer: Unit, level: int, module: str) -> str:
+    def _relative(self, importer: str, level: int, module: str) -> str:
         """The repository-relative module path of ``from ..module import x``."""
-        base = list(PurePosixPath(importer.path).parent.parts)
+        base = list(PurePosixPath(importer).parent.parts)
         if level > 1:
             base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
         parts = base + ([p for p in module.split(".") if p] if module else [])
@@ -244,11 +264,26 @@ class Program:
 
     def imported(self, importer: Unit, expr: ast.expr) -> tuple[Unit, Definition] | None:
         """The repository definition ``expr`` imports: ``Worker``, ``handlers.on_assign``."""
+        return self.imported_into(importer.path, importer.facts.imports, expr)
+
+    def consumer_base(self, importer: str, imports: ImportMap, base: ast.expr) -> Client | None:
+        """The client of a base class imported from the repository that is a consumer class
+        (``class ExactlyOnce(DefaultConsumer)``, ``DefaultConsumer(KafkaConsumer)`` elsewhere).
+
+        Asked while ``importer`` is being prepared, before its unit exists."""
+        found = self.imported_into(importer, imports, base)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        return found[0].consumers.consumer_class_client(found[1])
+
+    def imported_into(
+        self, importer: str, imports: ImportMap, expr: ast.expr
+    ) -> tuple[Unit, Definition] | None:
+        """:meth:`imported` for the file ``importer`` with its imports ``imports``."""
         path = dotted(expr) if isinstance(expr, ast.Name | ast.Attribute) else None
         if path is None:
             return None
         head, _, rest = path.partition(".")
-        imports = importer.facts.imports
         relative = imports.relative.get(head)
         if relative is not None:
             level, module, name = relative
@@ -261,7 +296,7 @@ class Program:
             qualname = ".".join(p for p in (found, rest) if p)
         return self._definition(importer, qualname)
 
-    def _definition(self, importer: Unit, qualname: str) -> tuple[Unit, Definition] | None:
+    def _definition(self, importer: str, qualname: str) -> tuple[Unit, Definition] | None:
         """``pkg.mod.Worker`` -> the class in pkg/mod.py (longest module prefix that exists)."""
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
