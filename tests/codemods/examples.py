@@ -16,6 +16,8 @@ PROGRAMS = (
     "confluent_consumer.py",
     "confluent_aio_consumer.py",
     "confluent_class_consumer.py",
+    "kafka_python_own_listener.py",
+    "confluent_bound_methods_consumer.py",
 )
 #: multi-module programs (packages): the listener class in ``listeners.py``, created and
 #: registered in ``worker.py``; ``python -m PACKAGE BOOTSTRAP TOPIC GROUP OUTFILE``
