@@ -75,7 +75,11 @@ from dataclasses import dataclass, field
 
 from rebalance_guard._client_facts import COMMIT_METHODS as COMMITS
 
-from rebalance_lint.analysis.clients import is_confluent, takes_callbacks
+from rebalance_lint.analysis.clients import (
+    is_confluent,
+    takes_callbacks,
+    wraps_only_keyword_callbacks,
+)
 from rebalance_lint.analysis.collect import FunctionNode, positional_params
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import has_star_args
@@ -525,6 +529,11 @@ class _Planner:
         given = [*call.args, *(kw.value for kw in call.keywords)]
         if not any(arg is revoke_expr for arg in given):
             return "a subscribe() gets on_revoke= indirectly; pass on_lost= by hand"
+        if wraps_only_keyword_callbacks(reg.client) and len(call.args) > 1:
+            return (
+                "an AIOConsumer subscribe() passes callbacks positionally, which it does not "
+                "await (KRB111); pass them by keyword first"
+            )
         return None
 
     def lost_body(self, callback: Callback, func: FunctionNode) -> tuple[int, ...] | str:
