@@ -64,14 +64,10 @@ class StagingView(ExpiringView):
         return positions
 
     def _nothing_left(self, message: Any, offsets: Any, assigned: list[TopicPartition]) -> bool:
-        """A bare commit in a loss of everything: nothing to commit (librdkafka would try the
-        lost partitions' stored offsets, and fail: the member has no generation)."""
-        return (
-            bool(self._gone)
-            and message is None
-            and offsets is None
-            and not (self._not_gone(assigned))
-        )
+        """A bare commit in a loss of everything (:meth:`_lost_everything`): nothing to
+        commit. Callers test ``self._gone`` first, so no view asks librdkafka for its
+        assignment unless something was lost."""
+        return message is None and offsets is None and self._lost_everything(assigned)
 
     def _with_incoming(self, current: list[TopicPartition]) -> list[TopicPartition]:
         current = self._not_gone(current)

@@ -72,6 +72,16 @@ class ExpiringView:
         """``partitions`` without the lost ones, in their order."""
         return [p for p in partitions if not self._is_gone(p)]
 
+    def _lost_everything(self, assigned: Iterable[Any]) -> bool:
+        """Is this a loss of the whole assignment (``assigned`` as the client still lists it)?
+
+        Then a bare commit commits nothing, in every adapter: each client would try the lost
+        partitions' positions and fail (the member has no generation); each answers "nothing
+        to commit" in its own way. A loss is of the whole assignment in every client, as in
+        Java.
+        """
+        return bool(self._gone) and not self._not_gone(assigned)
+
     def _gone_message(self, partition: Any) -> str:
         return (
             f"{partition.topic}-{partition.partition} was lost: during {self._callback}() it "

@@ -202,7 +202,7 @@ class AIOKafkaRebalanceView(AsyncView):
         current = self._target._subscription.subscription
         if offsets is None and (current is None or current.assignment is None):
             return self._track("commit", _nothing())
-        if offsets is None and self._gone and not self._not_gone(self._target.assignment()):
+        if offsets is None and self._lost_everything(self._target.assignment()):
             return self._track("commit", _nothing())  # everything was lost: nothing to commit
         return self._track("commit", self._target.commit(offsets))
 

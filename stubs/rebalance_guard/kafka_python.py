@@ -257,13 +257,10 @@ class KafkaPythonRebalanceView(ExpiringView):
         return self._target.commit_async(self._committing(offsets), *args, **kwargs)
 
     def _committing(self, offsets: Any) -> Any:
-        """What a commit commits: a bare one in a loss of everything commits nothing.
-
-        (kafka-python would commit the lost partitions' positions, and fail: the member has
-        no generation. It commits an empty dict as a no-op; its callback and Future still
-        run.) A loss is of the whole assignment in every client, as in Java.
-        """
-        if offsets is None and self._gone and not self._not_gone(self._target.assignment()):
+        """What a commit commits: a bare one in a loss of everything commits nothing
+        (:meth:`_lost_everything`; kafka-python commits an empty dict as a no-op, its
+        callback and Future still run)."""
+        if offsets is None and self._lost_everything(self._target.assignment()):
             return {}
         return offsets
 

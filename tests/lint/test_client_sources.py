@@ -15,18 +15,19 @@ import pytest
 from rebalance_lint import check_repository
 
 
-def _package_files(name: str) -> dict[str, bytes]:
+def _package_files(name: str, prefix: str) -> dict[str, bytes]:
     module = importlib.import_module(name)
     root = Path(module.__file__ or "").parent
     return {
-        path.relative_to(root.parent).as_posix(): path.read_bytes()
+        prefix + path.relative_to(root.parent).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*.py"))
     }
 
 
+@pytest.mark.parametrize("prefix", ["", "vendor/"])  # the package at the root, or vendored
 @pytest.mark.parametrize("client", ["kafka", "aiokafka"])
-def test_a_clients_own_subscribe_forwarding_is_not_a_registration(client: str) -> None:
-    files = _package_files(client)
+def test_a_clients_own_subscribe_forwarding_is_not_a_registration(client: str, prefix: str) -> None:
+    files = _package_files(client, prefix)
     assert any(b"SubscriptionState" in source for source in files.values())
     reports = check_repository(files)
     findings = [

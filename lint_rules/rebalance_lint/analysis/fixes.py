@@ -362,7 +362,7 @@ class _Planner:
                 f"commit_async() is called on the consumer itself ({effect.receiver}), not on "
                 "the rebalance view: a blocking commit() there raises on kafka-python 3's IO "
                 "thread (KRB105); rebalance-guard migrate moves the listener to the view and "
-                "then makes this commit synchronous"
+                "then makes this commit synchronous (where it cannot, its manual site says why)"
             )
         keywords = {kw.arg for kw in call.keywords}
         if len(call.args) > 1 or "callback" in keywords:
@@ -384,7 +384,8 @@ class _Planner:
                 "on confluent's own consumer a synchronous commit() of the current positions "
                 "raises KafkaException(_NO_OFFSET) when nothing was consumed since the last "
                 "commit; rebalance-guard migrate moves the callback to the rebalance view, whose "
-                "commit() is synchronous and returns [] then (or pass offsets= by hand)"
+                "commit() is synchronous and returns [] then (where it cannot, its manual site "
+                "says why; or pass offsets= by hand)"
             )
         return Edit("set_keyword", span(call), value="asynchronous", extra="False")
 

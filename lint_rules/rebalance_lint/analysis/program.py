@@ -140,9 +140,9 @@ class Unit:
         """
         for value, value_scope in self._constructions(receiver, scope):
             found = self.klass(value_scope, value.func)
-            if found is not None and found[0].path:
-                module = module_names(found[0].path.replace("\\", "/"))[0]
-                if client_helper_class(f"{module}.{found[1].name}"):
+            if found is not None and found[0].path:  # any suffix: vendor/aiokafka/... too
+                modules = module_names(found[0].path.replace("\\", "/"))
+                if any(client_helper_class(f"{m}.{found[1].name}") for m in modules):
                     return True
         return False
 
