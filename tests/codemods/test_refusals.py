@@ -192,6 +192,13 @@ CASES = [
         c = Consumer({})
         c.subscribe(["a"], on_assign=functools.partial(on_assign, "t"))
         """), 8, "on_assign= is a functools.partial of on_assign, which is imported, not a function defined in this file; write def on_assign(consumer, partitions) calling it with the bound arguments next to the subscribe() and pass its name, then run migrate again"),
+    ("cf-super-subscribe", cf("""
+        def reset(consumer, partitions):
+            consumer.assign(partitions)
+        class Resetting(Consumer):
+            def subscribe(self, topics, **kwargs):
+                super().subscribe(topics, on_assign=reset)
+        """), 9, "super().subscribe() in a consumer subclass: the subclass's own subscribe() wraps the registration; register a listener there by hand with rebalance_guard.confluent_kafka.subscribe(super(), topics, listener)"),
     ("cf-optional-dependency", """
 try:
     from confluent_kafka import Consumer

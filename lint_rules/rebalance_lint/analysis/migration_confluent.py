@@ -157,7 +157,14 @@ def _plan_site(
     owners: dict[ast.ClassDef, list[_OwnerSites]],
 ) -> str | None:
     assert isinstance(call.func, ast.Attribute)
-    if not is_dotted(call.func.value):
+    receiver = call.func.value
+    if isinstance(receiver, ast.Call) and ast.unparse(receiver.func) == "super":
+        return (
+            "super().subscribe() in a consumer subclass: the subclass's own subscribe() "
+            "wraps the registration; register a listener there by hand with "
+            f"{client.guard_module}.subscribe(super(), topics, listener)"
+        )
+    if not is_dotted(receiver):
         return (
             "the consumer is not a plain name, so the codemod cannot pass it along; "
             "assign it to a variable first"
