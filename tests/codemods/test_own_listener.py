@@ -173,3 +173,42 @@ def test_created_in_another_module_without_registration_there() -> None:
         done.results["app/worker.py"].new_source
         == (AIOKAFKA_MIGRATED.split("\n\nasync def main")[0] + "\n").encode()
     )
+
+
+def test_a_wrapper_handed_its_consumer_keeps_it_for_its_loop() -> None:
+    """The consumer handed to ``__init__`` is the one the wrapper registers itself on: both
+    KRB201 sites are resolved by the migration (the callbacks use the view; the wrapper keeps
+    its consumer to poll), so both are fixable and none is left afterwards."""
+    source = '''\
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+
+class Tailer(ConsumerRebalanceListener):
+    def __init__(self, consumer):
+        self._consumer = consumer
+
+    def run(self):
+        self._consumer.subscribe(["a"], listener=self)
+        for record in self._consumer:
+            print(record)
+
+    def on_partitions_revoked(self, revoked):
+        self._consumer.commit()
+
+    def on_partitions_assigned(self, assigned):
+        pass
+
+
+Tailer(KafkaConsumer()).run()
+'''
+    findings = [f for f in check_source(source.encode()).findings if f.code.startswith("KRB2")]
+    assert sorted((f.line, f.code, f.fixable) for f in findings) == [
+        (4, "KRB202", True),
+        (5, "KRB201", True),
+        (9, "KRB201", True),
+        (9, "KRB203", True),
+    ]
+    new = _migrated(source)
+    assert "    def __init__(self, consumer):\n        self._consumer = consumer\n" in new
+    assert "        consumer.commit()\n" in new
+    assert [f.code for f in check_source(new.encode()).findings] == []  # KRB104/105 too

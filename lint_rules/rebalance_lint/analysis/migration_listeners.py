@@ -192,6 +192,20 @@ def plan_listeners(
         cls = found.listener.node
         if cls in legacy and span(cls) in plan.planned and span(found.anchor) not in plan.planned:
             plan.refuse(getattr(found.anchor, "lineno", cls.lineno), _indirect_reason(found))
+    refused = {line for line, _ in plan.manual}
+    for listener, arg in analysis.injected:  # e.g. a wrapper registering itself, also handed one
+        cls = listener.node
+        if (
+            cls in legacy
+            and span(cls) in plan.planned
+            and span(arg) not in plan.planned
+            and arg.lineno not in refused
+        ):
+            plan.refuse(
+                arg.lineno,
+                f"listener class {cls.name} is migrated, but the consumer handed to its "
+                f"__init__ ({arg.arg}) stays; drop it by hand where nothing else uses it",
+            )
     return plan
 
 
@@ -340,12 +354,14 @@ def _plan_own_consumer(
     client: ClientFacts,
     views: dict[Function, str],
     own: list[tuple[str, ast.Name]],
+    init: Function | None,
     state: _State,
     plan: MigrationPlan,
 ) -> str | None:
     """A class registering itself on ``self.<attr>`` (REAL_WORLD.md: a wrapper that is its own
     listener): its callbacks' calls on ``self.<attr>`` become calls on the view. Where it is
-    created does not matter: every instance registers itself."""
+    created does not matter: every instance registers itself. A consumer handed to
+    ``__init__`` and stored as ``self.<attr>`` is the wrapper's own, kept for its loop."""
     receivers = {receiver for receiver, _ in own}
     if len(receivers) != 1:
         return (
@@ -375,6 +391,10 @@ def _plan_own_consumer(
     for node, view in uses:
         plan.edit(Edit("replace_with_name", span(node), value=view))
     plan.planned.update(span(value) for _, value in own)  # KRB201's site: listener=self
+    for param in init.args.args[1:] if init is not None else []:
+        stored = _stored_as(init, param, facts) if init is not None else None
+        if stored is not None and stored[0] == attr:
+            plan.planned.add(span(param))  # KRB201's site: the wrapper's own consumer
     return None
 
 
@@ -550,7 +570,7 @@ def _plan_class(
     if own is None:
         reason = _plan_injection(cls, client, methods, creations, views, state, plan)
     else:
-        reason = _plan_own_consumer(client, views, own, state, plan)
+        reason = _plan_own_consumer(client, views, own, methods.get("__init__"), state, plan)
     if reason is not None:
         return reason
     base = cls.bases[0]
