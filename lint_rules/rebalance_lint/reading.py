@@ -82,12 +82,19 @@ def repository_files(root: Path) -> dict[str, Path]:
     ``from app.listeners import X`` in it resolves as when the parent directory is given (a
     listener class was otherwise migrated without its registrations there).
     """
+    prefix = package_prefix(root)
+    return {prefix + p.relative_to(root).as_posix(): p for p in iter_python_files(root)}
+
+
+def package_prefix(root: Path) -> str:
+    """``app/`` for a directory ``app`` with an ``__init__.py`` (``pkg/app/`` if ``pkg`` is a
+    package too): what a repository run puts before the names of the files below ``root``."""
     prefix = ""
     here = root.resolve()
     while (here / "__init__.py").is_file() and here.parent != here:
         prefix = f"{here.name}/{prefix}"
         here = here.parent
-    return {prefix + p.relative_to(root).as_posix(): p for p in iter_python_files(root)}
+    return prefix
 
 
 def iter_python_files(path: Path) -> Iterator[Path]:

@@ -26,10 +26,12 @@ import itertools
 import tempfile
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
 from rebalance_lint.api import FileReport, mentions_kafka
+from rebalance_lint.reading import package_prefix
 
 from rebalance_scan.reading import ScanOptions, Unreadable, check_content, read_repo_file
 
@@ -323,10 +325,17 @@ def _check_files(files: RepositoryFiles) -> dict[str, FileReport]:
         return reports
 
 
-def scan_repository(repo: str, entries: Iterable[Entry], options: ScanOptions) -> Iterator[Row]:
+def scan_repository(
+    repo: str, entries: Iterable[Entry], options: ScanOptions, prefix: str = ""
+) -> Iterator[Row]:
     """One row per entry of one repository: the rules on all its readable files at once
     (``check_repository``, as ``rebalance-guard check DIR``), then the dry-run (``migrate
     DIR``'s when the repository has a migration site).
+
+    ``prefix``: the package chain the repository's root is in (``app/`` for a root with an
+    ``__init__.py``, :func:`rebalance_lint.reading.package_prefix`): the rules see the files
+    by those names, as ``check DIR`` does, so absolute imports of the root package resolve;
+    rows keep the paths relative to the root.
 
     An unreadable entry is a status row and never reaches the rules; a file the rules cannot
     parse (syntax error, undecodable, too deeply nested) gets its status from them, and the
@@ -340,17 +349,18 @@ def scan_repository(repo: str, entries: Iterable[Entry], options: ScanOptions) -
         for path, data, size in entries:
             if isinstance(data, Unreadable):
                 yield _row(repo, path, size, data.status, data.reason)
-            elif not isinstance(path, str) or path in files:
+            elif not isinstance(path, str) or prefix + path in files:
                 alone.append((path, data))
             else:
-                files.add(path, data)
-                sizes[path] = size
+                files.add(prefix + path, data)
+                sizes[prefix + path] = size
         reports = _check_files(files) if files else {}
         migrated = _repository_dry_run(files, reports, options)
-        for path in files:
-            row = _checked(_row(repo, path, sizes[path], "ok", ""), reports[path])
-            content = functools.partial(files.__getitem__, path)
-            yield _dry_run(row, content, options, migrated.get(path))
+        for name in files:
+            path = name[len(prefix) :]
+            row = _checked(_row(repo, path, sizes[name], "ok", ""), reports[name])
+            content = functools.partial(files.__getitem__, name)
+            yield _dry_run(row, content, options, migrated.get(name))
     finally:
         files.close()
     for path, data in alone:
@@ -380,7 +390,9 @@ def scan_checkouts(
     rows = (
         row
         for repo, root, paths in repos
-        for row in scan_repository(repo, read_entries(root, paths, options), options)
+        for row in scan_repository(
+            repo, read_entries(root, paths, options), options, package_prefix(Path(root))
+        )
     )
     yield from _batches(rows, progress)
 

@@ -217,3 +217,38 @@ def test_dry_run_migrates_exactly_the_fixable_sites_across_modules(diffs: bool) 
     assert rows[class_file]["migrated_sites"] > 0
     if diffs:
         assert b"RebalanceListener" in rows[class_file]["diff"]
+
+
+def test_a_repository_rooted_at_its_package_resolves_absolute_imports(tmp_path: Path) -> None:
+    """A scanned root that is itself a package (``app/`` with ``__init__.py``): the rules see
+    its files below the package chain, as ``check app/`` does. Here ``app/listeners.py`` and
+    ``app/legacy/listeners.py`` both define ``CommitOnRevoke``; ``billing.py`` imports
+    ``from app.listeners import CommitOnRevoke``. Named without the chain, the scan's dry-run
+    migrated the legacy class (never created) and refused the registered one; rows keep the
+    paths relative to the root."""
+    from rebalance_codemods.repository import migrate_repository
+    from rebalance_scan.executor import scan_checkouts
+
+    fixture = ROOT / "tests" / "codemods" / "fixtures" / "repos" / "registered_in_two" / "before"
+    package = tmp_path / "app"
+    shutil.copytree(fixture / "app", package)
+    (package / "legacy").mkdir()
+    (package / "legacy" / "__init__.py").write_bytes(b"")
+    shutil.copy(package / "listeners.py", package / "legacy" / "listeners.py")
+    paths = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py"))
+    batches = scan_checkouts([("app", str(package), paths)], ScanOptions(diffs=False))
+    rows = {r["path"]: r for batch in batches for r in batch.to_pylist()}
+    assert sorted(rows) == paths
+    named = {f"app/{path}": (package / path).read_bytes() for path in paths}
+    expected = check_repository(named)
+    for path, row in rows.items():
+        got = [(f["line"], f["code"], f["fixable"]) for f in row["findings"]]
+        want = sorted(expected[f"app/{path}"].findings)
+        assert got == [(f.line, f.code, f.fixable) for f in want], path
+    krb202 = {
+        p: [f["fixable"] for f in r["findings"] if f["code"] == "KRB202"] for p, r in rows.items()
+    }
+    assert krb202["listeners.py"] == [True] and krb202["legacy/listeners.py"] == [False]
+    migrated = migrate_repository(named, plan_only=True).results
+    assert rows["listeners.py"]["migrated_sites"] == migrated["app/listeners.py"].migrated_sites > 0
+    assert rows["legacy/listeners.py"]["migrated_sites"] == 0
