@@ -42,6 +42,7 @@ from rebalance_lint.analysis.migration_facts import (
     ordered_args,
     returned_value,
     self_attr,
+    self_class,
     source_order,
     statement_layout,
     view_name,
@@ -281,7 +282,7 @@ def _plan_subscribe(
     creation = _creation_of(value, state)
     cls = _class_of(creation, state)
     kind = classes.get(cls) if cls is not None else None
-    own = _registering_class(call, value, facts)
+    own = self_class(value, facts)  # listener=self in a method of the listener class itself
     if own is not None and own in classes and isinstance(call.func, ast.Attribute):
         assert isinstance(value, ast.Name)
         state.self_registered.setdefault(own, []).append((_code(call.func.value), value))
@@ -335,19 +336,6 @@ def _plan_subscribe(
         family_sites.setdefault(cls, []).append((call.lineno, site))
     else:
         plan.merge(site)
-
-
-def _registering_class(call: ast.Call, value: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
-    """The class whose method registers its own instance (``listener=self``), if any."""
-    if not isinstance(value, ast.Name):
-        return None
-    function = facts.parent(call)
-    while function is not None and not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        function = facts.parent(function)
-    if function is None or first_param(function) != value.id:
-        return None
-    owner = facts.parent(function)
-    return owner if isinstance(owner, ast.ClassDef) else None
 
 
 def _plan_own_consumer(
@@ -873,15 +861,9 @@ def _uses_outside(
 
 def _another_classes_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> bool:
     """``self.consumer`` in a method of another class: not the listener's attribute."""
-    function = facts.parent(node)
-    while function is not None and not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        function = facts.parent(function)
-    if function is None or not isinstance(node.value, ast.Name):
-        return False
-    owner = facts.parent(function)
+    owner = self_class(node.value, facts)
     return (
-        isinstance(owner, ast.ClassDef)
+        owner is not None
         and owner is not cls
-        and node.value.id == first_param(function)
         and cls.name not in {ast.unparse(base) for base in owner.bases}
     )
