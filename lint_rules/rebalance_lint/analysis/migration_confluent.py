@@ -62,6 +62,7 @@ from rebalance_lint.analysis.migration_facts import (
     is_pure,
     methods_of,
     names_in,
+    only_displayed,
     optional_import,
     returned_value,
     self_class,
@@ -905,6 +906,8 @@ def _check_callback(
     if refs is None or part_refs is None:
         return f"{label} rebinds its consumer or partitions parameter; use a new name first"
     for ref in refs:
+        if only_displayed(ref, facts):
+            continue  # printed or logged: the view's text instead
         method = facts.parent(ref)
         call = facts.parent(method) if method is not None else None
         line = ref.lineno

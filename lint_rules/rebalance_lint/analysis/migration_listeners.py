@@ -38,6 +38,7 @@ from rebalance_lint.analysis.migration_facts import (
     is_none,
     is_pure,
     methods_of,
+    only_displayed,
     optional_import,
     ordered_args,
     returned_value,
@@ -812,6 +813,8 @@ def _view_use(
 ) -> str | None:
     """Why ``self.<consumer>`` in a callback cannot become the view (None when it can)."""
     line = node.lineno
+    if method is None and only_displayed(node, facts):
+        return None  # printed or logged: the view's text instead
     if method is None:
         return (
             f"a callback uses the injected consumer other than to call a method (line {line}): "
