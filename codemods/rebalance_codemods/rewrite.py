@@ -471,10 +471,14 @@ def _method(
     self_param = cst.Param(cst.Name(self_name), comma=_COMMA)
     params = fn.params
     if bound:
+        kept = [p for p in params.params if p.name.value not in bound]
+        last = kept[-1]
+        if isinstance(last.comma, cst.Comma) and isinstance(
+            last.comma.whitespace_after, cst.SimpleWhitespace
+        ):  # it separated a bound parameter or ``*``, both gone
+            kept[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
         params = params.with_changes(
-            params=[p for p in params.params if p.name.value not in bound],
-            kwonly_params=(),
-            star_arg=cst.MaybeSentinel.DEFAULT,
+            params=kept, kwonly_params=(), star_arg=cst.MaybeSentinel.DEFAULT
         )
     return fn.with_changes(
         name=cst.Name(name),
@@ -604,25 +608,50 @@ def _listener_params(
     params: cst.Parameters, self_param: cst.Param, protocol: str
 ) -> cst.Parameters:
     """``(consumer, partitions)`` after ``self_param`` -> ``(self, partitions, consumer:
-    protocol)``: the KIP-1306 order, the consumer now the view (unannotated if no protocol)."""
-    consumer, partitions = params.params[-2:]
+    protocol)``: the KIP-1306 order, the consumer now the view (unannotated if no protocol).
+
+    The two parameters swap places, not layouts: each slot keeps its comma and the
+    whitespace after it, so a signature wrapped over lines stays wrapped the same way.
+    ``self_param`` is either the method's own first parameter or a new one put in front."""
+    *head, consumer, partitions = params.params
+    if not head or head[0] is not self_param:
+        head = [self_param.with_changes(comma=_COMMA)]
     annotation = cst.Annotation(cst.Name(protocol)) if protocol else None
+
+    def into(slot: cst.Param, param: cst.Param) -> cst.Param:
+        return param.with_changes(
+            comma=slot.comma, whitespace_after_param=slot.whitespace_after_param
+        )
+
     return params.with_changes(
         params=[
-            self_param.with_changes(comma=_COMMA),
-            partitions.with_changes(comma=_COMMA),
-            consumer.with_changes(annotation=annotation, comma=cst.MaybeSentinel.DEFAULT),
+            *head,
+            into(consumer, partitions),
+            into(partitions, consumer.with_changes(annotation=annotation)),
         ]
     )
 
 
 def _listener_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """A method ``_on_assign(self, consumer, partitions)`` of the owner becomes its listener
-    method ``on_partitions_assigned(self, partitions, consumer: RebalanceConsumer)``."""
+    method ``on_partitions_assigned(self, partitions, consumer: RebalanceConsumer)``; a
+    ``@staticmethod _on_assign(consumer, partitions)`` (``extra="static"``) loses its decorator
+    and gains the ``self`` it does not use."""
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.FunctionDef)
-        params = _listener_params(node.params, node.params.params[0], edit.annotation)
+        params = node.params
+        if edit.extra == "static":
+            kept = [line for d in node.decorators for line in d.leading_lines]
+            node = node.with_changes(
+                decorators=(),
+                leading_lines=[*node.leading_lines, *kept, *node.lines_after_decorators],
+                lines_after_decorators=(),
+            )
+            self_param = cst.Param(cst.Name("self"))
+        else:
+            self_param = params.params[0]
+        params = _listener_params(params, self_param, edit.annotation)
         return node.with_changes(name=cst.Name(edit.value), params=params)
 
     return finder.find(edit.target, cst.FunctionDef), change

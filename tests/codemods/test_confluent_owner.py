@@ -184,3 +184,95 @@ class TestConfluentOwner(CodemodTest):
                     reporter.consumer.poll(1.0)
         """
         self.assertCodemod(before, after, expected_warnings=[])
+
+    def test_static_method_callbacks_gain_self_and_keep_their_wrapped_signature(self) -> None:
+        """Application code (an AIOConsumer service): on_assign=self._on_assign where _on_assign is a @staticmethod taking (consumer, partitions). The decorator goes, self comes first, and a signature wrapped over lines keeps its layout; comments above the decorator stay."""
+        before = """
+            from confluent_kafka import TopicPartition
+            from confluent_kafka.aio import AIOConsumer
+
+
+            class Service:
+                def __init__(self, config: dict[str, object]) -> None:
+                    self._config = config
+
+                async def run(self) -> None:
+                    consumer = AIOConsumer(self._config)
+                    await consumer.subscribe(
+                        ["orders"],
+                        on_assign=self._on_assign,
+                        on_revoke=self._on_revoke,
+                    )
+
+                # Only logs.
+                @staticmethod
+                async def _on_assign(
+                    _consumer: AIOConsumer, partitions: list[TopicPartition]
+                ) -> None:
+                    print("assigned", partitions)
+
+                @staticmethod
+                async def _on_revoke(consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+                    await consumer.commit(asynchronous=False)
+        """
+        after = """
+            from confluent_kafka import TopicPartition
+            from confluent_kafka.aio import AIOConsumer
+            from rebalance_guard.confluent_kafka_aio import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class Service(RebalanceListener):
+                def __init__(self, config: dict[str, object]) -> None:
+                    self._config = config
+
+                async def run(self) -> None:
+                    consumer = AIOConsumer(self._config)
+                    await subscribe(consumer, ["orders"], self)
+
+                # Only logs.
+                async def on_partitions_assigned(
+                    self, partitions: list[TopicPartition], _consumer: RebalanceConsumer
+                ) -> None:
+                    print("assigned", partitions)
+
+                async def on_partitions_revoked(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
+                    await consumer.commit(asynchronous=False)
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+    def test_a_wrapped_method_signature_keeps_its_layout(self) -> None:
+        """The parameters swap places, each line keeps its commas (black's magic trailing comma)."""
+        before = """
+            from confluent_kafka import Consumer
+
+
+            class Worker:
+                def __init__(self, config):
+                    self.consumer = Consumer(config)
+                    self.consumer.subscribe(["orders"], on_revoke=self._on_revoke)
+
+                def _on_revoke(
+                    self,
+                    consumer: Consumer,
+                    partitions: list,
+                ) -> None:
+                    consumer.commit(asynchronous=False)
+        """
+        after = """
+            from confluent_kafka import Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class Worker(RebalanceListener):
+                def __init__(self, config):
+                    self.consumer = Consumer(config)
+                    subscribe(self.consumer, ["orders"], self)
+
+                def on_partitions_revoked(
+                    self,
+                    partitions: list,
+                    consumer: RebalanceConsumer,
+                ) -> None:
+                    consumer.commit(asynchronous=False)
+        """
+        self.assertCodemod(before, after, expected_warnings=[])

@@ -498,6 +498,20 @@ def run(conf):
             w._on_assign(c, [])
         """), 10,
      "_on_assign is also used elsewhere, so its consumer.assign() cannot become the view's; move that call out of it first (line 13)"),
+    ("owner-static-used-elsewhere", cf("""
+        class Worker:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+                self.consumer.subscribe(["a"], on_revoke=self._on_revoke)
+
+            @staticmethod
+            def _on_revoke(consumer, partitions):
+                consumer.commit(asynchronous=False)
+
+            def close(self):
+                Worker._on_revoke(self.consumer, [])
+        """), 8,
+     "_on_revoke is a staticmethod also used at line 15; make it a plain method taking (self, consumer, partitions) first"),
 ]  # fmt: skip
 
 

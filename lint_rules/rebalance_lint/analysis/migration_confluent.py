@@ -82,6 +82,7 @@ class _Callback:
     keyword: str  # on_assign / on_revoke / on_lost
     function: Function | ast.Lambda
     method: bool = False  # a method of the owner class (``self`` first)
+    static: bool = False  # a ``@staticmethod`` of the owner class (no ``self``)
     partial: ast.Call | None = None  # ``functools.partial(function, ...)`` was registered
     bound: tuple[str, ...] = ()  # the parameters that partial binds, in the def's order
     variable: ast.Name | None = None  # the name a lambda was assigned to first
@@ -670,8 +671,15 @@ def _plan_owner_group(
             for fn in methods_of(cls).values()
             if fn.name == name
         ]
-        callbacks.append(_Callback(keyword, function, method=True))
+        static = _is_staticmethod(function, facts)
+        callbacks.append(_Callback(keyword, function, method=not static, static=static))
         if others:
+            if static:
+                return (
+                    f"{name} is a staticmethod also used at line "
+                    f"{getattr(others[0], 'lineno', 0)}; make it a plain method taking "
+                    "(self, consumer, partitions) first"
+                )
             delegated.add(name)
             reason = _delegation_blocked(function, getattr(others[0], "lineno", 0), facts)
             if reason is not None:
@@ -684,7 +692,12 @@ def _plan_owner_group(
         for call, self_name in group.calls:
             assert isinstance(call.func, ast.Attribute)
             receiver = dotted(call.func.value)
-            if reason is None and receiver is not None and receiver.startswith(self_name + "."):
+            if (
+                reason is None
+                and not callback.static
+                and receiver is not None
+                and receiver.startswith(self_name + ".")
+            ):
                 own_self = callback.function.args.args[0].arg if callback.function.args.args else ""
                 reason = _assigns_itself(callback, own_self + receiver[len(self_name) :], facts)
         if reason is not None:
@@ -694,7 +707,15 @@ def _plan_owner_group(
     for callback in callbacks:
         target = span(callback.function)
         method = CONFLUENT_CALLBACKS[callback.keyword]
-        plan.edit(Edit("listener_method", target, value=method, annotation=protocol))
+        plan.edit(
+            Edit(
+                "listener_method",
+                target,
+                value=method,
+                annotation=protocol,
+                extra="static" if callback.static else "",
+            )
+        )
         _drop_annotation_import(_consumer_param(callback), plan)
         if callback.label in delegated:
             async_ = isinstance(callback.function, ast.AsyncFunctionDef)
@@ -704,6 +725,18 @@ def _plan_owner_group(
         plan.sites += 1
         plan.planned.add(span(call))
     return None
+
+
+def _is_staticmethod(function: Function, facts: FileFacts) -> bool:
+    """Decorated with the builtin ``@staticmethod`` and nothing else: registered as
+    ``self._on_assign`` it is called as ``(consumer, partitions)``, and as a listener method
+    it only gains a ``self`` it does not use."""
+    match function.decorator_list:
+        case [ast.Name(id="staticmethod")]:
+            return "staticmethod" not in facts.index.claimed and not any(
+                isinstance(node, ast.Name) and node.id == "self" for node in ast.walk(function)
+            )
+    return False
 
 
 def _class_names_bound(cls: ast.ClassDef) -> set[str]:
@@ -858,7 +891,7 @@ def _check_callback(
     fn = callback.function
     label = callback.label
     args = fn.args
-    if not isinstance(fn, ast.Lambda) and fn.decorator_list:
+    if not isinstance(fn, ast.Lambda) and fn.decorator_list and not callback.static:
         return (
             f"{label} is decorated; the codemod cannot know what the decorator expects; "
             "migrate by hand"
