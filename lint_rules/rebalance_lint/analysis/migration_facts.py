@@ -453,7 +453,7 @@ def only_displayed(use: ast.AST, facts: FileFacts) -> bool:
             and (isinstance(parent.left, ast.JoinedStr) or isinstance(parent.left.value, str))
         )
     keyword = isinstance(parent, ast.keyword)
-    if keyword:
+    if parent is not None and keyword:
         parent = facts.parent(parent)  # only str.format(name=...): print(file=) writes to it
     if not isinstance(parent, ast.Call) or parent.func is use:
         return False
