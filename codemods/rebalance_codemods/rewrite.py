@@ -24,6 +24,7 @@ from rebalance_codemods.syntax import (
     drop_param,
     drop_statement,
     find_arg,
+    one_line,
 )
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]
@@ -732,7 +733,9 @@ def _resubscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
 
 def _seek_loop(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """``consumer.assign(partitions)`` -> ``for p in partitions: consumer.seek(p)`` (awaited
-    seeks for an awaited assign: the AIOConsumer view)."""
+    seeks for an awaited assign: the AIOConsumer view); ``consumer.assign([TopicPartition(p.topic,
+    p.partition, offset) for p in partitions])`` -> ``for p in partitions:
+    consumer.seek(TopicPartition(p.topic, p.partition, offset))``."""
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.SimpleStatementLine)
@@ -741,15 +744,21 @@ def _seek_loop(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         awaited = isinstance(expr.value, cst.Await)
         call = expr.value.expression if isinstance(expr.value, cst.Await) else expr.value
         assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        assigned = call.args[0].value
+        target: cst.BaseAssignTargetExpression = cst.Name(edit.extra)
+        each: cst.BaseExpression = cst.Name(edit.extra)
+        over: cst.BaseExpression = cst.Name(edit.value)
+        if isinstance(assigned, cst.ListComp):  # checked by the planner: one plain ``for``
+            target, over = assigned.for_in.target, assigned.for_in.iter
+            each = one_line(assigned.elt)
         seek: cst.BaseExpression = cst.Call(
-            func=call.func.with_changes(attr=cst.Name("seek")),
-            args=[cst.Arg(cst.Name(edit.extra))],
+            func=call.func.with_changes(attr=cst.Name("seek")), args=[cst.Arg(each)]
         )
         if awaited:
             seek = cst.Await(seek)
         return cst.For(
-            target=cst.Name(edit.extra),
-            iter=cst.Name(edit.value),
+            target=target,
+            iter=over,
             body=cst.IndentedBlock(
                 body=[node.with_changes(body=[cst.Expr(seek)], leading_lines=())]
             ),

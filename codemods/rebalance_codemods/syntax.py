@@ -100,3 +100,34 @@ def drop_statement(
     elif carry:
         return block.with_changes(body=body, footer=[*carry, *block.footer])
     return block.with_changes(body=body)
+
+
+class _OneLine(cst.CSTTransformer):
+    def leave_Comma(self, original: cst.Comma, updated: cst.Comma) -> cst.Comma:
+        if isinstance(original.whitespace_after, cst.ParenthesizedWhitespace):
+            return updated.with_changes(whitespace_after=cst.SimpleWhitespace(" "))
+        return updated
+
+    def leave_ParenthesizedWhitespace(
+        self, original: cst.ParenthesizedWhitespace, updated: cst.ParenthesizedWhitespace
+    ) -> cst.BaseParenthesizableWhitespace:
+        return cst.SimpleWhitespace("")
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if updated.args and isinstance(updated.args[-1].comma, cst.Comma):
+            # a call's trailing comma only kept its closing bracket on a line of its own
+            last = updated.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(args=[*updated.args[:-1], last])
+        return updated
+
+
+def one_line(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` with its line breaks inside brackets removed, so it reads well wherever it
+    moves (a comprehension's element becoming a call's argument); unchanged when a comment
+    sits inside it (that comment would be lost)."""
+    code = cst.Module([]).code_for_node(expr)
+    if "\n" not in code or "#" in code:
+        return expr
+    flat = expr.visit(_OneLine())
+    assert isinstance(flat, cst.BaseExpression)
+    return flat

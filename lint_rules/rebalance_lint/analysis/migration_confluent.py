@@ -1003,6 +1003,58 @@ def _tail_statement(call: ast.Call, fn: Function, facts: FileFacts) -> ast.Expr 
         node = owner
 
 
+def _each_at_an_offset(
+    arg: ast.expr, partitions: str, function: Function, facts: FileFacts
+) -> bool:
+    """``[TopicPartition(p.topic, p.partition, <offset>) for p in partitions]``: each partition
+    the callback got, once, at a starting offset (confluent's documented way to start
+    elsewhere). ``seek_loop`` makes it ``for p in partitions: consumer.seek(TopicPartition(...))``;
+    the view stages each seek into the assignment the adapter makes after the callback. The
+    loop variable then lives on in the function, so it must be used nowhere else there."""
+    if not (isinstance(arg, ast.ListComp) and len(arg.generators) == 1):
+        return False
+    loop = arg.generators[0]
+    if (
+        loop.ifs
+        or loop.is_async
+        or not isinstance(loop.target, ast.Name)
+        or not (isinstance(loop.iter, ast.Name) and loop.iter.id == partitions)
+    ):
+        return False
+    each, made = loop.target.id, arg.elt
+    if not (
+        isinstance(made, ast.Call)
+        and any(
+            q.partition(".")[0] == CONFLUENT.package and q.endswith(".TopicPartition")
+            for q in facts.qualnames(made.func)
+        )
+        and len(made.args) <= 3
+        and not any(isinstance(a, ast.Starred) for a in made.args)
+    ):
+        return False
+    fields = dict(zip(("topic", "partition", "offset"), made.args, strict=False))
+    for keyword in made.keywords:
+        if keyword.arg not in ("topic", "partition", "offset") or keyword.arg in fields:
+            return False
+        fields[keyword.arg] = keyword.value
+    same = all(
+        isinstance(value := fields.get(field), ast.Attribute)
+        and value.attr == field
+        and isinstance(value.value, ast.Name)
+        and value.value.id == each
+        for field in ("topic", "partition")
+    )
+    inside = set(ast.walk(arg))
+    return (
+        same
+        and "offset" in fields
+        and not any(
+            isinstance(node, ast.Name) and node.id == each and node not in inside
+            for node in ast.walk(function)
+        )
+    )
+
+
 def _plan_final(
     callback: _Callback,
     call: ast.Call,
@@ -1028,7 +1080,13 @@ def _plan_final(
         and call.args[0].id == partitions
     )
     if name in _ASSIGNS:
-        if callback.keyword != "on_assign" or not arg_ok:
+        at_offsets = (
+            len(call.args) == 1
+            and not call.keywords
+            and not isinstance(function, ast.Lambda)
+            and _each_at_an_offset(call.args[0], partitions, function, facts)
+        )
+        if callback.keyword != "on_assign" or not (arg_ok or at_offsets):
             return f"consumer.{name}() does not assign exactly the callback's partitions"
         loop_var = "partition" if partitions != "partition" else "tp"
         if not isinstance(function, ast.Lambda):
