@@ -43,6 +43,7 @@ fix for KRB103). Anything else is refused with the step that would make it migra
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rebalance_guard._client_facts import CLIENTS, CONFLUENT, ClientFacts
@@ -57,11 +58,13 @@ from rebalance_lint.analysis.migration_facts import (
     find_arg,
     guard_name,
     has_star_args,
+    helper_takes_view,
     is_dotted,
     is_none,
     is_pure,
     methods_of,
     names_in,
+    offered_by_view,
     only_displayed,
     optional_import,
     returned_value,
@@ -950,6 +953,8 @@ def _check_callback(
             and isinstance(call, ast.Call)
             and call.func is method
         ):
+            if helper_takes_view(ref, facts, _view_call_ok(client, facts)):
+                continue  # the helper gets the view and calls only what it offers
             return (
                 f"{label} uses the consumer other than to call a method (line {line}): "
                 f"{consumer_escape_step(ref, facts)}"
@@ -980,6 +985,23 @@ def _check_callback(
                 "pass them by keyword first"
             )
     return None
+
+
+def _view_call_ok(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:
+    """Whether a helper's ``consumer.<name>(...)`` works the same on the view: a method it
+    offers, called as the view takes it (keywords for ``commit``), awaited where it is a
+    coroutine; never an (un)assign, which only a callback's last statement may become."""
+
+    offered = offered_by_view(client, facts)
+
+    def ok(call: ast.Call, name: str) -> bool:
+        if name in _ASSIGNS | _UNASSIGNS:
+            return False
+        if name == "commit" and (call.args or any(kw.arg is None for kw in call.keywords)):
+            return False
+        return offered(call, name)
+
+    return ok
 
 
 def _tail_statement(call: ast.Call, fn: Function, facts: FileFacts) -> ast.Expr | None:

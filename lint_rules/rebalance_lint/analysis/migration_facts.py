@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.imports import ImportMap
@@ -474,3 +477,70 @@ def only_displayed(use: ast.AST, facts: FileFacts) -> bool:
         and receiver is not None
         and _LOGGER_NAME.fullmatch(receiver.lower()) is not None
     )
+
+
+def helper_takes_view(
+    use: ast.AST, facts: FileFacts, call_ok: Callable[[ast.Call, str], bool], depth: int = 0
+) -> bool:
+    """Whether ``use`` (the callback's consumer) is handed to a function of this file that
+    only calls methods the view offers on it (``call_ok``), shows it, or hands it on the same
+    way: ``commit_all(consumer)``, ``_check_partitions_at_eof(consumer, partitions)``.
+
+    The helper stays as it is and gets the view instead; that is sound only when the helper's
+    parameter has no annotation (a type checker would reject the view for ``Consumer``) and an
+    async helper is awaited inside the callback (else it would run after the view expired).
+    """
+    parent = facts.parent(use)
+    keyword = parent.arg if isinstance(parent, ast.keyword) else None
+    if isinstance(parent, ast.keyword):
+        parent = facts.parent(parent)
+    if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)):
+        return False
+    helper = facts.bindings.binding(parent.func)
+    if not isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef) or helper.decorator_list:
+        return False
+    if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(
+        facts.parent(parent), ast.Await
+    ):
+        return False
+    positional = [*helper.args.posonlyargs, *helper.args.args]
+    if keyword is not None:
+        named = [*helper.args.args, *helper.args.kwonlyargs]
+        param = next((p for p in named if p.arg == keyword), None)
+    else:
+        index = next((i for i, arg in enumerate(parent.args) if arg is use), None)
+        if index is None or any(isinstance(a, ast.Starred) for a in parent.args[:index]):
+            return False
+        param = positional[index] if index < len(positional) else None
+    if param is None or param.annotation is not None:
+        return False
+    refs = facts.bindings.references(param, param.arg)
+    if refs is None:
+        return False
+    for ref in refs:
+        method = facts.parent(ref)
+        call = facts.parent(method) if method is not None else None
+        if only_displayed(ref, facts) or (
+            isinstance(method, ast.Attribute)
+            and method.value is ref
+            and isinstance(call, ast.Call)
+            and call.func is method
+            and call_ok(call, method.attr)
+        ):
+            continue
+        if depth < 2 and helper_takes_view(ref, facts, call_ok, depth + 1):
+            continue
+        return False
+    return True
+
+
+def offered_by_view(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:
+    """Whether ``consumer.<name>(...)`` works the same on the client's view: a method the view
+    offers, awaited where it is a coroutine (:func:`helper_takes_view`)."""
+
+    def ok(call: ast.Call, name: str) -> bool:
+        return name in client.view_methods and (
+            name not in client.coroutine_methods or isinstance(facts.parent(call), ast.Await)
+        )
+
+    return ok

@@ -34,10 +34,12 @@ from rebalance_lint.analysis.migration_facts import (
     first_param,
     guard_name,
     has_star_args,
+    helper_takes_view,
     is_dotted,
     is_none,
     is_pure,
     methods_of,
+    offered_by_view,
     only_displayed,
     optional_import,
     ordered_args,
@@ -815,6 +817,8 @@ def _view_use(
     line = node.lineno
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
+    if method is None and helper_takes_view(node, facts, offered_by_view(client, facts)):
+        return None  # the helper gets the view and calls only what it offers
     if method is None:
         return (
             f"a callback uses the injected consumer other than to call a method (line {line}): "
