@@ -66,6 +66,25 @@ def test_the_helper_may_be_called_by_keyword_or_inside_an_expression(call: str) 
     assert not result.manual, result.manual
 
 
+def test_a_lambda_calling_a_module_helper() -> None:
+    """REAL_WORLD.md: ``on_assign=lambda c, p: reset(c, p, flag)``."""
+    result = _migrate(
+        """
+        from confluent_kafka import Consumer
+
+        def reset(consumer, partitions, flag):
+            if flag:
+                consumer.pause(partitions)
+
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=lambda c, p: reset(c, p, True))
+        """
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    assert "c: RebalanceConsumer) -> None:\n        reset(c, p, True)" in result.new_source.decode()
+
+
 def test_a_helper_handing_it_on_to_another_helper_and_logging_it() -> None:
     helper = """\
     def commit_now(c):

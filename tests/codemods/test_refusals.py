@@ -147,7 +147,7 @@ CASES = [
         """), 6, "the on_assign= lambda calls consumer.poll() (line 6), which the rebalance view does not offer (KIP-1306); move that call out of the callback first"),
     ("cf-lambda-passes-consumer", cf("""
         def reset(consumer, partitions, flag):
-            pass
+            consumer.poll(0)
         c = Consumer({})
         c.subscribe(["a"], on_assign=lambda c, p: reset(c, p, True))
         """), 8, "the on_assign= lambda uses the consumer other than to call a method (line 8): passes it to reset(); call the consumer's methods in the callback itself"),
