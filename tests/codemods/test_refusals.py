@@ -498,6 +498,23 @@ def run(conf):
             w._on_assign(c, [])
         """), 10,
      "_on_assign is also used elsewhere, so its consumer.assign() cannot become the view's; move that call out of it first (line 13)"),
+    ("aiokafka-dropped-coroutine", textwrap.dedent("""
+        from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+        class Listener(ConsumerRebalanceListener):
+            def __init__(self, consumer):
+                self.consumer = consumer
+
+            async def on_partitions_revoked(self, revoked):
+                self.consumer.commit()
+
+            async def on_partitions_assigned(self, assigned):
+                pass
+
+        consumer = AIOKafkaConsumer(group_id="g")
+        consumer.subscribe(["a"], listener=Listener(consumer))
+        """), 4,
+     "listener class Listener: a callback calls consumer.commit() without await (line 9), so the call never ran (KRB106); add the await first"),
     ("owner-static-used-elsewhere", cf("""
         class Worker:
             def __init__(self, config):

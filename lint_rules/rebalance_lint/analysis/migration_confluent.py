@@ -55,6 +55,7 @@ from rebalance_lint.analysis.migration_facts import (
     argument_count,
     consumer_escape_step,
     containing_list,
+    dropped_coroutine,
     find_arg,
     guard_name,
     has_star_args,
@@ -960,11 +961,9 @@ def _check_callback(
                 f"{consumer_escape_step(ref, facts)}"
             )
         name = method.attr
-        if client.async_callbacks and isinstance(facts.parent(call), ast.Expr):
-            return (
-                f"{label} calls consumer.{name}() without await (line {line}), so the call "
-                "never ran (KRB106); add the await first"
-            )
+        dropped = dropped_coroutine(call, name, client, facts)
+        if dropped is not None:
+            return f"{label} {dropped}"
         if name in _ASSIGNS | _UNASSIGNS:
             reason = (
                 _plan_final(callback, call, name, partitions.arg, facts, plan)

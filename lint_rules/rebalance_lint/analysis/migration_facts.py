@@ -499,9 +499,7 @@ def helper_takes_view(
     helper = facts.bindings.binding(parent.func)
     if not isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef) or helper.decorator_list:
         return False
-    if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(
-        facts.parent(parent), ast.Await
-    ):
+    if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(facts.parent(parent), ast.Await):
         return False
     positional = [*helper.args.posonlyargs, *helper.args.args]
     if keyword is not None:
@@ -544,3 +542,17 @@ def offered_by_view(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call
         )
 
     return ok
+
+
+def dropped_coroutine(
+    call: ast.Call, name: str, client: ClientFacts, facts: FileFacts
+) -> str | None:
+    """Why ``consumer.<name>()`` as a bare statement cannot move to the view: the client's
+    method is a coroutine nobody awaits, so the call never ran (KRB106); as the view's it
+    would show up as a new type error (an unused coroutine) and still not run."""
+    if name in client.coroutine_methods and isinstance(facts.parent(call), ast.Expr):
+        return (
+            f"calls consumer.{name}() without await (line {call.lineno}), so the call never "
+            "ran (KRB106); add the await first"
+        )
+    return None

@@ -30,6 +30,7 @@ from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     argument_count,
     consumer_escape_step,
+    dropped_coroutine,
     find_arg,
     first_param,
     guard_name,
@@ -125,6 +126,8 @@ class _State:
     #: listener creation -> source of the consumer it is registered on
     registrations: dict[ast.Call, str] = field(default_factory=dict)
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
+    #: a listener kept as ``self.<attr> = Cls(...)``: creation -> that attribute's name
+    instance_attributes: dict[ast.Call, str] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
     #: a class registering itself (``self._c.subscribe(listener=self)`` in its own method):
@@ -246,6 +249,8 @@ def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
     """The ``Cls(...)`` call that produced a listener expression, if the planner can see it."""
     if isinstance(value, ast.Call):
         return value
+    if isinstance(value, ast.Attribute):
+        return _attribute_creation(value, state)
     if not isinstance(value, ast.Name):
         return None
     target = state.facts.bindings.binding(value)
@@ -260,6 +265,33 @@ def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
         state.instance_names[assign.value] = target
         return assign.value
     return None
+
+
+def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
+    """``listener=self._listener`` where the file stores ``._listener`` exactly once, as
+    ``self._listener = Cls(...)`` in a method of the same class (real code keeps the listener
+    to read its state: ``self._assignment.rebalancing``)."""
+    facts = state.facts
+    owner = self_class(value.value, facts)
+    if owner is None:
+        return None
+    stores = [
+        node
+        for node in facts.index.attributes.get(value.attr, [])
+        if isinstance(node.ctx, ast.Store | ast.Del)
+    ]
+    store = stores[0] if len(stores) == 1 else None
+    assign = facts.parent(store) if store is not None else None
+    if (
+        store is None
+        or self_class(store.value, facts) is not owner
+        or not isinstance(assign, ast.Assign)
+        or assign.targets != [store]
+        or not isinstance(assign.value, ast.Call)
+    ):
+        return None
+    state.instance_attributes[assign.value] = value.attr
+    return assign.value
 
 
 def _class_of(creation: ast.Call | None, state: _State) -> ast.ClassDef | None:
@@ -662,13 +694,26 @@ def _is_isinstance_arg(ref: ast.AST, facts: FileFacts) -> bool:
 
 
 def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
-    """A listener kept in a variable may be used only for registration and plain attributes."""
-    target = state.instance_names.get(creation)
-    if target is None:
-        return None
+    """A listener kept in a variable or an attribute may be used only for registration and
+    plain attributes (any ``.<attr>`` of the file, whatever object it is read from, counts)."""
     facts = state.facts
-    refs = facts.bindings.references(target, target.id)
-    for ref in refs if refs is not None else [target]:  # rebound: no use can be vouched for
+    target = state.instance_names.get(creation)
+    attribute = state.instance_attributes.get(creation)
+    refs: list[ast.Name] | list[ast.Attribute] | None
+    if target is not None:
+        label = target.id
+        refs = facts.bindings.references(target, target.id)
+        refs = refs if refs is not None else [target]  # rebound: no use can be vouched for
+    elif attribute is not None:
+        label = f"self.{attribute}"
+        refs = [
+            node
+            for node in facts.index.attributes.get(attribute, [])
+            if isinstance(node.ctx, ast.Load)
+        ]
+    else:
+        return None
+    for ref in refs:
         parent = facts.parent(ref)
         if (
             isinstance(parent, ast.Attribute)
@@ -679,7 +724,7 @@ def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
         if ref in state.registered_values:
             continue
         return (
-            f"the listener {target.id} is used at line {ref.lineno} beyond its registration; "
+            f"the listener {label} is used at line {ref.lineno} beyond its registration; "
             "migrate it by hand"
         )
     return None
@@ -836,7 +881,8 @@ def _view_use(
             f"a callback calls consumer.{method}() (line {line}), which the rebalance view "
             "does not offer (KIP-1306); move that call out of the callback first"
         )
-    return None
+    dropped = dropped_coroutine(call, method, client, facts)
+    return f"a callback {dropped}" if dropped is not None else None
 
 
 def _attributes_in(node: ast.AST) -> list[ast.Attribute]:
