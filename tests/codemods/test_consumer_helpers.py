@@ -186,3 +186,54 @@ def test_a_listener_handing_its_injected_consumer_to_a_module_helper() -> None:
     after = result.new_source.decode()
     assert "commit_all(consumer, self.pending)" in after
     assert "self.consumer" not in after
+
+
+def test_a_method_of_the_owner_class_as_helper() -> None:
+    """``self.warm(consumer, partitions)`` in a callback that is a method of the consumer's
+    owner class: the method is found through ``self``, its own ``self`` skipped."""
+    result = _migrate(
+        """
+        from confluent_kafka import Consumer
+
+
+        class Processor:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+                self.offsets = {}
+
+            def start(self):
+                self.consumer.subscribe(["edits"], on_assign=self.on_assign)
+
+            def on_assign(self, consumer, partitions):
+                self.warm(consumer, partitions)
+
+            def warm(self, consumer, partitions):
+                for tp in consumer.committed(partitions):
+                    self.offsets[tp.partition] = tp.offset
+        """
+    )
+    assert not result.manual, result.manual
+
+
+def test_a_method_helper_that_polls_is_refused() -> None:
+    result = _migrate(
+        """
+        from confluent_kafka import Consumer
+
+
+        class Processor:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+
+            def start(self):
+                self.consumer.subscribe(["edits"], on_assign=self.on_assign)
+
+            def on_assign(self, consumer, partitions):
+                self.drain(consumer)
+
+            def drain(self, consumer):
+                consumer.poll(0)
+        """
+    )
+    assert result.new_source is None
+    assert any("passes it to self.drain()" in m.reason for m in result.manual), result.manual

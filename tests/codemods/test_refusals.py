@@ -310,11 +310,18 @@ def run(conf):
         """), 8, "consumer.assign() does not assign exactly the callback's partitions (line 6); migrate it by hand"),
     ("cf-assign-not-last", cf("""
         def on_assign(consumer, partitions):
-            consumer.assign(partitions)
-            print(consumer.position(partitions))
+            for attempt in range(3):
+                consumer.assign(partitions)
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 9, "consumer.assign() is not the last thing on_assign does (line 6)"),
+        """), 9, "consumer.assign() is not a statement on_assign runs once (it sits in a loop, a try or an expression) (line 7)"),
+    ("cf-unassign-not-last", cf("""
+        def on_revoke(consumer, partitions):
+            consumer.unassign()
+            print(consumer.assignment())
+        c = Consumer({})
+        c.subscribe(["a"], on_revoke=on_revoke)
+        """), 9, "consumer.unassign() is not the last thing on_revoke does (line 6)"),
     ("cf-assign-in-revoke", cf("""
         def on_revoke(consumer, partitions):
             consumer.assign(partitions)

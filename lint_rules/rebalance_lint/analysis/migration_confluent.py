@@ -66,6 +66,7 @@ from rebalance_lint.analysis.migration_facts import (
     methods_of,
     names_in,
     offered_by_view,
+    only_computes,
     only_displayed,
     optional_import,
     returned_value,
@@ -943,8 +944,8 @@ def _check_callback(
     if refs is None or part_refs is None:
         return f"{label} rebinds its consumer or partitions parameter; use a new name first"
     for ref in refs:
-        if only_displayed(ref, facts):
-            continue  # printed or logged: the view's text instead
+        if only_displayed(ref, facts) or isinstance(facts.parent(ref), ast.Delete):
+            continue  # printed or logged: the view's text instead; ``del consumer``: unused
         method = facts.parent(ref)
         call = facts.parent(method) if method is not None else None
         line = ref.lineno
@@ -1003,9 +1004,12 @@ def _view_call_ok(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, 
     return ok
 
 
-def _tail_statement(call: ast.Call, fn: Function, facts: FileFacts) -> ast.Expr | None:
-    """The statement ``call`` forms (awaited or not), if nothing in ``fn`` can run after it:
-    last in its block, inside nothing but ``if``/``elif``/``else``/``with`` that are last too."""
+def _tail_statement(
+    call: ast.Call, fn: Function, facts: FileFacts, *, last: bool = True
+) -> ast.Expr | None:
+    """The statement ``call`` forms (awaited or not), run at most once by ``fn``: inside
+    nothing but ``if``/``elif``/``else``/``with``; with ``last``, nothing in ``fn`` can run
+    after it (each of those blocks ends with it)."""
     statement = facts.parent(call)
     if isinstance(statement, ast.Await):
         statement = facts.parent(statement)
@@ -1015,13 +1019,29 @@ def _tail_statement(call: ast.Call, fn: Function, facts: FileFacts) -> ast.Expr 
     while True:
         owner = facts.parent(node)
         body = containing_list(owner, node) if owner is not None else None
-        if not body or body[-1] is not node:
+        if not body or (last and body[-1] is not node):
             return None
         if owner is fn:
             return statement
         if not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
             return None
         node = owner
+
+
+def _only_text_after(statement: ast.stmt, fn: Function, facts: FileFacts) -> bool:
+    """Whether everything ``fn`` runs after ``statement`` only logs, prints or computes values
+    (:func:`only_computes`; no other call, no ``await``): it cannot see that a release moved
+    to the end of the callback."""
+    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    for node in ast.walk(fn):
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if at < end:
+            continue
+        if isinstance(node, ast.Await | ast.Yield | ast.YieldFrom | ast.Lambda) or (
+            isinstance(node, ast.Call) and not only_computes(node.func, facts)
+        ):
+            return False
+    return True
 
 
 def _each_at_an_offset(
@@ -1091,7 +1111,19 @@ def _plan_final(
     if isinstance(function, ast.Lambda):
         last = call if function.body is call else None
     else:
-        last = _tail_statement(call, function, facts)
+        # KIP-1306: on_partitions_assigned runs once the partitions are assigned, so what
+        # follows an assign sees them assigned on the view too (its seeks are staged, its
+        # pauses held); what follows a release would still see them: nothing but logging
+        last = _tail_statement(call, function, facts, last=name not in _ASSIGNS)
+        if last is None and name not in _ASSIGNS:
+            last = _tail_statement(call, function, facts, last=False)
+            if last is not None and not _only_text_after(last, function, facts):
+                last = None
+    if last is None and name in _ASSIGNS and not isinstance(function, ast.Lambda):
+        return (
+            f"consumer.{name}() is not a statement {callback.label} runs once (it sits in "
+            "a loop, a try or an expression)"
+        )
     if last is None:
         return f"consumer.{name}() is not the last thing {callback.label} does"
     arg_ok = (

@@ -14,6 +14,7 @@ from typing import Literal
 
 from rebalance_guard._client_facts import ClientFacts
 
+from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.scopes import Bindings
@@ -463,6 +464,27 @@ def only_displayed(use: ast.AST, facts: FileFacts) -> bool:
     func = parent.func
     if keyword and not (isinstance(func, ast.Attribute) and func.attr == "format"):
         return False
+    return makes_text(func, facts)
+
+
+#: Builtins that compute a value from their arguments and reach nothing else.
+_VALUE_BUILTINS = frozenset(
+    {"sorted", "len", "list", "tuple", "set", "frozenset", "dict", "min", "max", "sum",
+     "any", "all", "int", "float", "bool", "enumerate", "zip", "range", "reversed"}
+)  # fmt: skip
+
+
+def only_computes(func: ast.expr, facts: FileFacts) -> bool:
+    """Whether calling ``func`` only makes text (:func:`makes_text`) or a value from its
+    arguments (``sorted``, ``len``...): it can run later without anyone noticing."""
+    if isinstance(func, ast.Name) and func.id in _VALUE_BUILTINS:
+        return func.id not in facts.index.claimed
+    return makes_text(func, facts)
+
+
+def makes_text(func: ast.expr, facts: FileFacts) -> bool:
+    """Whether calling ``func`` only makes or writes text: ``print``, ``str``, ``repr``,
+    ``"...".format``, a logger's ``info``/``warning``/...; it reaches no consumer."""
     if isinstance(func, ast.Name):
         return func.id in _DISPLAY_FUNCTIONS and func.id not in facts.index.claimed
     if not isinstance(func, ast.Attribute):
@@ -494,14 +516,16 @@ def helper_takes_view(
     keyword = parent.arg if isinstance(parent, ast.keyword) else None
     if isinstance(parent, ast.keyword):
         parent = facts.parent(parent)
-    if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)):
+    if not isinstance(parent, ast.Call):
         return False
-    helper = facts.bindings.binding(parent.func)
-    if not isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef) or helper.decorator_list:
+    helper = _helper_called(parent.func, facts)
+    if helper is None or helper.decorator_list:
         return False
     if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(facts.parent(parent), ast.Await):
         return False
     positional = [*helper.args.posonlyargs, *helper.args.args]
+    if isinstance(parent.func, ast.Attribute):
+        positional = positional[1:]  # self.helper(consumer): the method's self comes first
     if keyword is not None:
         named = [*helper.args.args, *helper.args.kwonlyargs]
         param = next((p for p in named if p.arg == keyword), None)
@@ -530,6 +554,18 @@ def helper_takes_view(
             continue
         return False
     return True
+
+
+def _helper_called(func: ast.expr, facts: FileFacts) -> FunctionNode | None:
+    """The function ``helper(...)`` or ``self.helper(...)`` calls: a def bound once where it
+    is called, or a method of the class whose method makes the call."""
+    if isinstance(func, ast.Name):
+        found = facts.bindings.binding(func)
+        return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
+    if isinstance(func, ast.Attribute):
+        owner = self_class(func.value, facts)
+        return methods_of(owner).get(func.attr) if owner is not None else None
+    return None
 
 
 def offered_by_view(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:
