@@ -90,15 +90,24 @@ def mend_removed_imports(before: cst.Module, after: cst.Module) -> cst.Module:
     new = list(after.body)
     if not any(_is_import(s) for s in old):
         return after
+    # what each import statement imports from: one that lost some names is still there
+    sources = {id(s): _import_sources(s) for s in [*old, *new] if _is_import(s)}
+    kept = [
+        _is_import(o) and any(_is_import(n) and sources[id(o)] & sources[id(n)] for n in new)
+        for o in old
+    ]
     changed = False
     for index, stmt in enumerate(new):
         if not _is_import(stmt):
             continue
-        k = next((i for i, s in enumerate(old) if s.deep_equals(stmt)), None)
+        k = next(
+            (i for i, s in enumerate(old) if _is_import(s) and sources[id(s)] & sources[id(stmt)]),
+            None,
+        )
         if k is None or k == 0 or not _is_import(old[k - 1]):
             continue
         j = k - 1
-        while j >= 0 and _is_import(old[j]) and not any(old[j].deep_equals(s) for s in new):
+        while j >= 0 and _is_import(old[j]) and not kept[j]:
             j -= 1
         if j == k - 1:
             continue  # nothing removed just before this import
@@ -163,6 +172,21 @@ def _member_order(name: str) -> tuple[int, str]:
     functions."""
     kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
     return kind, name
+
+
+def _import_sources(stmt: cst.CSTNode) -> set[str]:
+    """``from a.b import x`` -> {"from .. a.b"}; ``import a, b.c`` -> {"import a", "import b.c"}:
+    what stays the same when an import loses some of its names."""
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    out: set[str] = set()
+    code = cst.Module([]).code_for_node
+    for small in stmt.body:
+        if isinstance(small, cst.ImportFrom):
+            module = code(small.module) if small.module is not None else ""
+            out.add(f"from {'.' * len(small.relative)} {module}")
+        elif isinstance(small, cst.Import):
+            out.update(f"import {code(alias.name)}" for alias in small.names)
+    return out
 
 
 def _is_import(stmt: cst.CSTNode) -> bool:

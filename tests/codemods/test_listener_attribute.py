@@ -107,3 +107,185 @@ def test_any_other_use_of_the_attribute_is_refused(ready: str, tail: str, reason
     after = (result.new_source or b"").decode()
     assert "(RebalanceListener)" not in after, "the class stays a legacy listener"
     assert any(reason in m.reason for m in result.manual), result.manual
+
+
+def test_a_listener_kept_in_an_attribute_after_registration_migrates() -> None:
+    """A local listener registered, then kept as ``self._rebalance_listener`` (set back to
+    None on stop, tested with ``is None``): nothing calls its callbacks, so it migrates."""
+    result = migrate_source(
+        textwrap.dedent(
+            """
+            from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+
+            class _Listener(ConsumerRebalanceListener):
+                def __init__(self, sensor):
+                    self._sensor = sensor
+
+                async def on_partitions_revoked(self, revoked):
+                    self._sensor.drop(revoked)
+
+                async def on_partitions_assigned(self, assigned):
+                    pass
+
+
+            class Sensor:
+                def drop(self, partitions):
+                    pass
+
+                async def start(self):
+                    consumer = AIOKafkaConsumer(group_id="g")
+                    listener = _Listener(self)
+                    consumer.subscribe(topics=["a"], listener=listener)
+                    self._listener = listener
+                    await consumer.start()
+
+                def running(self):
+                    return self._listener is not None
+
+                async def stop(self):
+                    self._listener = None
+            """
+        ).encode(),
+        "sensor.py",
+    )
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    assert "class _Listener(RebalanceListener):" in result.new_source.decode()
+
+
+def test_a_kept_listener_whose_callback_is_called_keeps_its_class() -> None:
+    source = textwrap.dedent(
+        """
+        from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+
+        class _Listener(ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                pass
+
+            async def on_partitions_assigned(self, assigned):
+                pass
+
+
+        class Sensor:
+            async def start(self):
+                consumer = AIOKafkaConsumer(group_id="g")
+                listener = _Listener()
+                consumer.subscribe(topics=["a"], listener=listener)
+                self._listener = listener
+
+            async def replay(self):
+                await self._listener.on_partitions_assigned(set())
+        """
+    )
+    result = migrate_source(source.encode(), "sensor.py")
+    assert "(RebalanceListener)" not in (result.new_source or b"").decode()
+    assert any("on_partitions_assigned is called directly at line 21" in m.reason for m in result.manual), result.manual
+
+
+def test_a_listener_with_no_callbacks_keeps_the_bases_no_ops() -> None:
+    """``class Custom(ConsumerRebalanceListener): pass`` (real code): it becomes a
+    RebalanceListener, whose callbacks do nothing, and nothing imports RebalanceConsumer."""
+    result = migrate_source(
+        textwrap.dedent(
+            """
+            from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+
+            class CustomListener(ConsumerRebalanceListener):
+                pass
+
+
+            consumer = KafkaConsumer(group_id="g")
+            consumer.subscribe(topics=["a"], listener=CustomListener())
+            """
+        ).encode(),
+        "consumer.py",
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    assert result.new_source.decode() == textwrap.dedent(
+        """
+        from kafka import KafkaConsumer
+        from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
+
+
+        class CustomListener(RebalanceListener):
+            pass
+
+
+        consumer = KafkaConsumer(group_id="g")
+        set_rebalance_listener(consumer, CustomListener())
+        consumer.subscribe(topics=["a"])
+        """
+    )
+
+
+def test_the_clients_bare_base_moves_ahead_of_arguments_with_calls() -> None:
+    """``listener=ConsumerRebalanceListener()`` runs nothing when created, so registering it
+    before ``topics=[os.environ.get(...)]`` is evaluated changes nothing."""
+    result = migrate_source(
+        textwrap.dedent(
+            """
+            import os
+
+            from kafka import KafkaConsumer
+            from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+            consumer = KafkaConsumer(group_id="g")
+            consumer.subscribe(topics=[os.environ.get("T", "t")], listener=ConsumerRebalanceListener())
+            """
+        ).encode(),
+        "register.py",
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    assert 'set_rebalance_listener(consumer, ConsumerRebalanceListener())\nconsumer.subscribe(topics=[os.environ.get("T", "t")])' in result.new_source.decode()
+
+
+def test_an_import_losing_a_name_keeps_the_blank_lines_around_it() -> None:
+    """A ``from aiokafka import A, B`` that loses ``B`` is not a removed import: the imports
+    after it keep their layout (blank lines were inserted after it and after the next one)."""
+    before = textwrap.dedent(
+        """
+        from __future__ import annotations
+
+        from typing import Any
+
+        from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+        from aiokafka.structs import TopicPartition
+        from pydantic import Field
+
+        from app.base import Base
+
+
+        class L(ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                pass
+
+            async def on_partitions_assigned(self, assigned):
+                pass
+
+
+        def make() -> Any:
+            c = AIOKafkaConsumer(group_id="g")
+            c.subscribe(["a"], listener=L())
+        """
+    )
+    result = migrate_source(before.encode(), "app.py")
+    assert result.new_source is not None
+    head = result.new_source.decode().split("\n\n\nclass")[0]
+    assert head == textwrap.dedent(
+        """
+        from __future__ import annotations
+
+        from typing import Any
+
+        from aiokafka import AIOKafkaConsumer
+        from aiokafka.structs import TopicPartition
+        from pydantic import Field
+
+        from app.base import Base
+        from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener"""
+    )

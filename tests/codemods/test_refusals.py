@@ -108,8 +108,6 @@ CASES = [
      "the listener listener is used at line 17 beyond its registration"),
     ("pinned-by-its-subscribe", kp(tail="consumer = KafkaConsumer()\nok = consumer.subscribe(['a'], listener=Listener(consumer))\n"), 5,
      "its subscribe() at line 15 cannot be migrated"),
-    ("no-callbacks", KP_HEAD + "class Listener(ConsumerRebalanceListener):\n    x = 1\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 4,
-     "defines no on_partitions_* callback"),
     ("no-view-name", kp("consumer = rebalance_consumer = view = 1", REGISTER), 5,
      "on_partitions_revoked already uses every name the codemod would give the view"),
     ("other-consumer", kp(tail="consumer = KafkaConsumer()\nother = KafkaConsumer()\nother.subscribe(['a'], listener=Listener(consumer))\n"), 5,

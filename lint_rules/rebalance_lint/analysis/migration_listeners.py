@@ -170,7 +170,14 @@ def plan_listeners(
         if call is not None and not registration.guard and "listener" in registration.roles:
             client = CLIENTS.get(registration.client) if registration.client else None
             _plan_subscribe(
-                call, client, state, classes, plan, family_sites, registration.own_subscribe
+                call,
+                client,
+                state,
+                classes,
+                plan,
+                family_sites,
+                registration.own_subscribe,
+                bare_base=registration.bare_base,
             )
     _collect_registered(analysis, state)
     if repository is not None:
@@ -309,6 +316,8 @@ def _plan_subscribe(
     plan: MigrationPlan,
     family_sites: dict[ast.ClassDef, list[tuple[int, MigrationPlan]]],
     own_subscribe: str | None = None,
+    *,
+    bare_base: bool = False,
 ) -> None:
     value = find_arg(call, "listener", LISTENER_POSITION)
     if value is None or is_none(value):
@@ -341,7 +350,7 @@ def _plan_subscribe(
         )
         return
     reason = optional_import(facts, client.package, client.guard_module) or _why_not_splittable(
-        call, value, creation, cls, facts
+        call, value, creation, cls, facts, bare_base=bare_base
     )
     if own_subscribe is not None:
         reason = (
@@ -427,7 +436,12 @@ def _why_not_splittable(
     creation: ast.Call | None,
     cls: ast.ClassDef | None,
     facts: FileFacts,
+    *,
+    bare_base: bool = False,
 ) -> str | None:
+    """Why ``subscribe(listener=...)`` cannot become ``set_rebalance_listener`` then
+    ``subscribe()`` (None when it can); ``bare_base``: the model's
+    :attr:`~.model.Registration.bare_base`."""
     statement = facts.parent(call)
     layout = statement_layout(statement, facts) if isinstance(statement, ast.Expr) else "value"
     if layout in ("value", "suite"):
@@ -445,11 +459,13 @@ def _why_not_splittable(
             "pass listener= first"
         )
     others = [arg for arg in ordered_args(call) if arg is not listener]
-    creation_pure = (
-        creation is listener
-        and cls is not None
-        and _init_only_stores(cls, facts)
-        and all(is_pure(a) for a in ordered_args(creation))
+    creation_pure = creation is listener and (
+        (
+            cls is not None
+            and _init_only_stores(cls, facts)
+            and all(is_pure(a) for a in ordered_args(creation))
+        )
+        or bare_base
     )
     if not (all(is_pure(v) for v in others) or is_pure(listener) or creation_pure):
         return (
@@ -528,8 +544,6 @@ def _plan_class(
         return f"its subscribe() at line {state.pinned[cls]} cannot be migrated; fix that one first"
     methods = methods_of(cls)
     callbacks = {n: f for n, f in methods.items() if n in CALLBACKS}
-    if not callbacks:
-        return "defines no on_partitions_* callback; register it by hand or drop it"
     for fn in callbacks.values():
         reason = _callback_shape(fn, client)
         if reason is not None:
@@ -601,7 +615,9 @@ def _plan_class(
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)
     plan.edit(Edit("rename_base", span(base), value=listener_name))
     plan.unused_imports.append(span(base))
-    protocol = guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan)
+    protocol = (  # no views: a listener keeping the base's no-op callbacks
+        guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan) if views else ""
+    )
     for fn, view in views.items():
         plan.edit(Edit("append_param", span(fn), value=view, annotation=protocol))
     plan.sites += 1
@@ -694,39 +710,69 @@ def _is_isinstance_arg(ref: ast.AST, facts: FileFacts) -> bool:
 
 
 def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
-    """A listener kept in a variable or an attribute may be used only for registration and
-    plain attributes (any ``.<attr>`` of the file, whatever object it is read from, counts)."""
+    """A listener kept in a variable or an attribute may be used only for registration, plain
+    attributes, ``is None`` tests and being kept in an attribute of ``self`` used the same way
+    (any ``.<attr>`` of the file, whatever object it is read from, counts)."""
     facts = state.facts
     target = state.instance_names.get(creation)
     attribute = state.instance_attributes.get(creation)
-    refs: list[ast.Name] | list[ast.Attribute] | None
+    pending: list[ast.expr]
     if target is not None:
         label = target.id
         refs = facts.bindings.references(target, target.id)
-        refs = refs if refs is not None else [target]  # rebound: no use can be vouched for
+        pending = list(refs) if refs is not None else [target]  # rebound: none vouched for
     elif attribute is not None:
         label = f"self.{attribute}"
-        refs = [
-            node
-            for node in facts.index.attributes.get(attribute, [])
-            if isinstance(node.ctx, ast.Load)
-        ]
+        pending = _attribute_loads(attribute, facts)
     else:
         return None
-    for ref in refs:
+    followed: set[str] = {attribute} if attribute is not None else set()
+    while pending:
+        ref = pending.pop(0)
         parent = facts.parent(ref)
         if (
-            isinstance(parent, ast.Attribute)
-            and parent.value is ref
+            (isinstance(parent, ast.Attribute) and parent.value is ref)
             and parent.attr not in CALLBACKS
-        ):
+        ) or ref in state.registered_values:
             continue
-        if ref in state.registered_values:
+        if isinstance(parent, ast.Compare) and _is_none_test(parent):
+            continue
+        kept = _kept_in_self(ref, facts)
+        if kept is not None:
+            if kept not in followed:
+                followed.add(kept)
+                pending.extend(_attribute_loads(kept, facts))
             continue
         return (
             f"the listener {label} is used at line {ref.lineno} beyond its registration; "
             "migrate it by hand"
         )
+    return None
+
+
+def _attribute_loads(attribute: str, facts: FileFacts) -> list[ast.expr]:
+    return [
+        node for node in facts.index.attributes.get(attribute, []) if isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _is_none_test(compare: ast.Compare) -> bool:
+    """``x is None`` / ``x is not None``."""
+    return (
+        len(compare.ops) == 1
+        and isinstance(compare.ops[0], ast.Is | ast.IsNot)
+        and is_none(compare.comparators[0])
+    )
+
+
+def _kept_in_self(ref: ast.expr, facts: FileFacts) -> str | None:
+    """``self.<attr> = ref`` (one target): the attribute the listener is kept in."""
+    assign = facts.parent(ref)
+    if not (isinstance(assign, ast.Assign) and assign.value is ref and len(assign.targets) == 1):
+        return None
+    store = assign.targets[0]
+    if isinstance(store, ast.Attribute) and self_class(store.value, facts) is not None:
+        return store.attr
     return None
 
 

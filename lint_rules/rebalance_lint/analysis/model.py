@@ -207,6 +207,9 @@ class Registration:
     #: e.g. a consumer subclass wrapping ``listener=``, or is imported and cannot be seen);
     #: set when the file's analysis finishes (:meth:`~.program.Unit.own_subscribe`)
     own_subscribe: str | None = None
+    #: ``listener=ConsumerRebalanceListener()``: a bare instance of a client's own listener
+    #: base, whose creation runs nothing (so it may be evaluated earlier)
+    bare_base: bool = False
 
 
 @dataclass

@@ -10,7 +10,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from rebalance_lint.analysis.clients import GUARD_MODULE, Client, guard_member, takes_callbacks
+from rebalance_lint.analysis.clients import (
+    GUARD_MODULE,
+    Client,
+    client_listener_base,
+    guard_member,
+    takes_callbacks,
+)
 from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import (
@@ -94,8 +100,17 @@ def find_sites(
         else:
             site = None
         if site is not None:
+            site.bare_base = _bare_client_base(site.roles.get("listener"), imports)
             registrations.append(site)
     return registrations, pauses, subscribes
+
+
+def _bare_client_base(listener: ast.expr | None, imports: ImportMap) -> bool:
+    """``ConsumerRebalanceListener()``: a client's own listener base, created with nothing."""
+    if not (isinstance(listener, ast.Call) and not listener.args and not listener.keywords):
+        return False
+    qualname = imports.resolve(listener.func)
+    return qualname is not None and client_listener_base(qualname) is not None
 
 
 def _only_listener_client(facts: Facts) -> Client | bool | None:
