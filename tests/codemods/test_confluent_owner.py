@@ -276,3 +276,39 @@ class TestConfluentOwner(CodemodTest):
                     consumer.commit(asynchronous=False)
         """
         self.assertCodemod(before, after, expected_warnings=[])
+
+
+def test_the_subscribing_method_may_be_decorated() -> None:
+    """Real code decorates the method that subscribes (``@reinitialize_consumer_on_error``):
+    its ``self`` is still the instance. A classmethod's first parameter is not."""
+    import textwrap
+
+    from rebalance_codemods.api import migrate_source
+
+    source = textwrap.dedent(
+        """
+        from confluent_kafka import Consumer
+
+        from app.errors import reinitialize_on_error
+
+
+        class Ramp:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+
+            @reinitialize_on_error
+            def consume(self):
+                self.consumer.subscribe(["a"], on_assign=self.on_assign)
+
+            @staticmethod
+            def on_assign(consumer, partitions):
+                print("assigned", partitions)
+        """
+    )
+    result = migrate_source(source.encode(), "ramp.py")
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    assert "class Ramp(RebalanceListener):" in result.new_source.decode()
+    refused = migrate_source(source.replace("@reinitialize_on_error", "@classmethod").encode(), "ramp.py")
+    assert refused.new_source is None
+    assert any("not a method of the class that makes this call" in m.reason for m in refused.manual), refused.manual

@@ -376,8 +376,10 @@ def returned_value(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Return | N
 
 
 def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
-    """The class whose instance ``expr`` is when it is the ``self`` (first parameter, not
-    decorated away) of one of that class's own methods, possibly used from a nested function."""
+    """The class whose instance ``expr`` is when it is the ``self`` (first parameter) of one of
+    that class's own methods, possibly used from a nested function. A ``staticmethod`` or
+    ``classmethod`` has no ``self``; any other decorator (``@retry``, ``@log_errors``: real
+    code decorates the method that subscribes) wraps a method still called with its instance."""
     if not isinstance(expr, ast.Name):
         return None
     param = facts.bindings.binding(expr)
@@ -395,10 +397,16 @@ def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
         method is not None
         and isinstance(owner, ast.ClassDef)
         and method in owner.body
-        and not method.decorator_list
+        and not any(_takes_no_self(d) for d in method.decorator_list)
     ):
         return owner
     return None
+
+
+def _takes_no_self(decorator: ast.expr) -> bool:
+    name = decorator.func if isinstance(decorator, ast.Call) else decorator
+    last = name.attr if isinstance(name, ast.Attribute) else getattr(name, "id", "")
+    return last.endswith(("staticmethod", "classmethod"))
 
 
 def consumer_escape_step(use: ast.AST, facts: FileFacts) -> str:
