@@ -378,7 +378,13 @@ def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         block = finder.parent(finder.find(edit.target, cst.FunctionDef))
     assert isinstance(block, cst.Module | cst.IndentedBlock)
     least = 2 if isinstance(block, cst.Module) else 1
-    wanted = {function: (method, self_name) for function, method, self_name in edit.names}
+    wanted: dict[str, tuple[str, str]] = {}
+    aliases: list[tuple[str, str]] = []  # (second name, method): ``revoked = assigned``
+    for function, method, self_name in edit.names:
+        if function in wanted:
+            aliases.append((method, wanted[function][0]))
+        else:
+            wanted[function] = (method, self_name)
     assignments = [
         line
         for lam, _ in lambdas
@@ -424,7 +430,7 @@ def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         assert slot >= 0, "no callback left in the block"
         if slot > 0 and edit.index == 2:
             leading = _blank(leading, least)
-        body.insert(slot, _listener(edit, methods, bound, lambdas, leading))
+        body.insert(slot, _listener(edit, methods, bound, lambdas, leading, aliases))
         return node.with_changes(body=body)
 
     return block, change
@@ -439,9 +445,11 @@ def _listener(
     bound: Mapping[str, cst.Param],
     lambdas: list[tuple[cst.Lambda, LambdaMethod]],
     leading: Sequence[cst.EmptyLine],
+    aliases: Sequence[tuple[str, str]] = (),
 ) -> cst.ClassDef:
     """``class <value>(<extra>):`` with ``methods``, the lambdas' (each before the first
-    method of a later role: assigned, revoked, lost) and an ``__init__``."""
+    method of a later role: assigned, revoked, lost), an ``__init__`` and, last, each
+    ``alias = method`` (one def registered for a second role)."""
     methods = list(methods)
     for lam, lambda_method in lambdas:
         rank = _ROLES.index(lambda_method.method)
@@ -451,14 +459,21 @@ def _listener(
         )
     if bound:
         methods.insert(0, _init(list(bound.values()), methods[0]))
-    methods = [
+    members: list[cst.BaseStatement] = [
         m.with_changes(leading_lines=m.leading_lines if i == 0 else _spaced(m.leading_lines))
         for i, m in enumerate(methods)
+    ]
+    members += [
+        cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(alias))], cst.Name(method))],
+            leading_lines=[cst.EmptyLine(indent=False)] if i == 0 else [],
+        )
+        for i, (alias, method) in enumerate(aliases)
     ]
     return cst.ClassDef(
         name=cst.Name(edit.value),
         bases=[cst.Arg(cst.Name(edit.extra))],
-        body=cst.IndentedBlock(body=methods),
+        body=cst.IndentedBlock(body=members),
         leading_lines=leading,
     )
 

@@ -410,11 +410,18 @@ def run(conf):
         c.subscribe(["a"], on_revoke=on_revoke)
         """), 8, "on_revoke returns a value (line 6), which confluent ignores and a RebalanceListener method may not; drop the return value first"),
     ("cf-two-roles", cf("""
-        def rebalanced(consumer, partitions):
+        import functools
+        def rebalanced(tag, consumer, partitions):
             pass
         c = Consumer({})
+        c.subscribe(["a"], on_assign=functools.partial(rebalanced, 1), on_revoke=functools.partial(rebalanced, 2))
+        """), 9, "rebalanced is registered for two roles; split it into one per role"),
+    ("cf-two-roles-assigning", cf("""
+        def rebalanced(consumer, partitions):
+            consumer.assign(partitions)
+        c = Consumer({})
         c.subscribe(["a"], on_assign=rebalanced, on_revoke=rebalanced)
-        """), 8, "rebalanced is registered for two roles; split it into one per role"),
+        """), 8, "rebalanced is registered for two roles and calls consumer.assign() (line 6), which each role replaces differently; split it into one per role"),
     # --- confluent-kafka AIOConsumer ---------------------------------------------------------
     ("aio-positional", aio("""
         async def on_revoke(consumer, partitions):

@@ -86,7 +86,8 @@ class Edit:
     index: int = -1
     other: Span | None = None
     annotation: str = ""  # the view's annotation (``append_param``, ``gather``)
-    #: ``gather``: (function name, listener method name, name of its ``self``) per callback;
+    #: ``gather``: (function name, listener method name, name of its ``self``) per callback
+    #: (a function named again: the same method under a second name, ``revoked = assigned``);
     #: ``add_stub_after``: (parameter, its new name, "")
     names: tuple[tuple[str, str, str], ...] = ()
     #: ``add_stub_after``: indexes of the def's body statements the copy keeps

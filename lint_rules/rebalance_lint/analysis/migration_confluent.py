@@ -198,6 +198,7 @@ def _plan_site(
     if any(isinstance(value, ast.Attribute) for _, value in present):
         return _collect_owner_site(call, present, client, facts, owners)
     callbacks: list[_Callback] = []
+    aliases: list[tuple[_Callback, str]] = []  # one def in a second role: (its callback, role)
     for keyword, value in present:
         found = _resolve(keyword, value, client, facts)
         if isinstance(found, str):
@@ -206,8 +207,13 @@ def _plan_site(
             cb.keyword == "on_revoke" and cb.same_callable(found) for cb in callbacks
         ):
             continue  # on_lost=on_revoke is what on_partitions_lost does by default
-        if any(cb.function is found.function for cb in callbacks):
-            return f"{found.label} is registered for two roles; split it into one per role"
+        first = next((cb for cb in callbacks if cb.function is found.function), None)
+        if first is not None:
+            reason = _second_role(first, found, facts)
+            if reason is not None:
+                return reason
+            aliases.append((first, found.keyword))
+            continue
         callbacks.append(found)
     for callback in callbacks:
         reason = _used_only_here(callback, call, facts)
@@ -244,6 +250,11 @@ def _plan_site(
             )
             continue
         names.append((function.name, method, self_name))
+        names.extend(
+            (function.name, CONFLUENT_CALLBACKS[role], self_name)
+            for same, role in aliases
+            if same is callback
+        )
         for parameter in callback.bound:
             attributes.append((function.name, parameter))
             for ref in facts.bindings.references(_param(function, parameter), parameter) or ():
@@ -270,6 +281,26 @@ def _plan_site(
             _drop_annotation_import(_consumer_param(callback), plan)
     plan.sites += 1
     plan.planned.add(span(call))
+    return None
+
+
+def _second_role(first: _Callback, again: _Callback, facts: FileFacts) -> str | None:
+    """Why one def registered for two roles (``on_assign=on_rebalance, on_revoke=
+    on_rebalance``, REAL_WORLD.md) cannot be one listener method under two names
+    (``on_partitions_revoked = on_partitions_assigned``): not a plain def registered the
+    same way twice, or it (un)assigns, which each role does differently."""
+    label = first.label
+    if isinstance(first.function, ast.Lambda) or first.partial or again.partial:
+        return f"{label} is registered for two roles; split it into one per role"
+    consumer = _consumer_param(first)
+    for ref in facts.bindings.references(consumer, consumer.arg) or ():
+        method = facts.parent(ref)
+        if isinstance(method, ast.Attribute) and method.attr in _ASSIGNS | _UNASSIGNS:
+            return (
+                f"{label} is registered for two roles and calls consumer.{method.attr}() "
+                f"(line {ref.lineno}), which each role replaces differently; split it into "
+                "one per role"
+            )
     return None
 
 
