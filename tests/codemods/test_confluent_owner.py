@@ -312,3 +312,53 @@ def test_the_subscribing_method_may_be_decorated() -> None:
     refused = migrate_source(source.replace("@reinitialize_on_error", "@classmethod").encode(), "ramp.py")
     assert refused.new_source is None
     assert any("not a method of the class that makes this call" in m.reason for m in refused.manual), refused.manual
+
+
+def test_static_methods_named_through_their_class() -> None:
+    """``on_revoke=Client.__on_revoke`` (a staticmethod, name-mangled, named through the class
+    whose method subscribes) is the same callback as ``self.__on_revoke``; another class's
+    static method is not the owner's."""
+    import textwrap
+
+    from rebalance_codemods.api import migrate_source
+
+    source = textwrap.dedent(
+        """
+        from confluent_kafka import Consumer
+
+
+        class FilterClient:
+            def __init__(self, consumer: Consumer, topic: str) -> None:
+                self.__consumer = consumer
+                self.__consumer.subscribe(
+                    [topic],
+                    on_assign=self.__on_assign,
+                    on_revoke=FilterClient.__on_revoke,
+                    on_lost=FilterClient.__on_lost,
+                )
+
+            def __on_assign(self, consumer, partitions):
+                print("assign", partitions)
+
+            @staticmethod
+            def __on_revoke(_, p):
+                print("revoke", p)
+
+            @staticmethod
+            def __on_lost(_, p):
+                print("lost", p)
+        """
+    )
+    result = migrate_source(source.encode(), "client.py")
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "subscribe(self.__consumer, [topic], self)" in after
+    assert "    def on_partitions_revoked(self, p, _: RebalanceConsumer):" in after
+    assert "    def on_partitions_lost(self, p, _: RebalanceConsumer):" in after
+    other = source.replace("on_revoke=FilterClient.__on_revoke", "on_revoke=Other.on_revoke") + (
+        "\n\nclass Other:\n    @staticmethod\n    def on_revoke(consumer, partitions):\n        pass\n"
+    )
+    refused = migrate_source(other.encode(), "client.py")
+    assert refused.new_source is None
+    assert any("on_revoke= is not a method of the class that makes this call" in m.reason for m in refused.manual), refused.manual

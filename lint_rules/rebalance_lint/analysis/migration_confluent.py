@@ -72,6 +72,7 @@ from rebalance_lint.analysis.migration_facts import (
     returned_value,
     self_class,
     statement_layout,
+    takes_no_self,
 )
 from rebalance_lint.analysis.model import Analysis, dotted
 
@@ -619,8 +620,32 @@ def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str,
         return None
     owner = self_class(value.value, facts) or _instance_class(value.value, facts)
     if owner is None:
-        return None
+        return _static_through_class(value, facts)
     return owner, value.value.id, value.attr
+
+
+def _static_through_class(
+    value: ast.Attribute, facts: FileFacts
+) -> tuple[ast.ClassDef, str, str] | None:
+    """``Owner.__on_revoke`` (a staticmethod named through its class) registered in a method
+    of ``Owner`` itself: the same as ``self.__on_revoke``, so (owner, that method's self,
+    method name)."""
+    assert isinstance(value.value, ast.Name)
+    owner = facts.bindings.binding(value.value)
+    if not isinstance(owner, ast.ClassDef):
+        return None
+    method = methods_of(owner).get(value.attr)
+    if method is None or not _is_staticmethod(method, facts):
+        return None
+    for node in facts.bindings.ancestors(value):
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node in owner.body
+            and node.args.args
+            and not any(takes_no_self(d) for d in node.decorator_list)
+        ):
+            return owner, node.args.args[0].arg, value.attr
+    return None
 
 
 def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:

@@ -397,13 +397,14 @@ def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
         method is not None
         and isinstance(owner, ast.ClassDef)
         and method in owner.body
-        and not any(_takes_no_self(d) for d in method.decorator_list)
+        and not any(takes_no_self(d) for d in method.decorator_list)
     ):
         return owner
     return None
 
 
-def _takes_no_self(decorator: ast.expr) -> bool:
+def takes_no_self(decorator: ast.expr) -> bool:
+    """``@staticmethod``/``@classmethod`` (however spelled): the method has no ``self``."""
     name = decorator.func if isinstance(decorator, ast.Call) else decorator
     last = name.attr if isinstance(name, ast.Attribute) else getattr(name, "id", "")
     return last.endswith(("staticmethod", "classmethod"))
