@@ -1142,6 +1142,12 @@ def _each_at_an_offset(
         for field in ("topic", "partition")
     )
     inside = set(ast.walk(arg))
+    for other in ast.walk(function):  # comprehensions binding the same name have their own
+        if isinstance(other, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) and any(
+            isinstance(loop.target, ast.Name) and loop.target.id == each
+            for loop in other.generators
+        ):
+            inside.update(ast.walk(other))
     return (
         same
         and "offset" in fields
