@@ -114,3 +114,37 @@ def test_every_permitted_method_works_on_the_recording_consumer() -> None:
     assert harness.commits == [{O0: 6}]
     public = {n for n in vars(ConfluentRebalanceView) if not n.startswith("_")}
     assert public - set(harness.consumer.recording.calls) <= {"seek", "pause", "commit"}
+
+
+class OneCallbackTwoRoles(RebalanceListener):
+    """What ``migrate`` makes of ``on_assign=on_rebalance, on_revoke=on_rebalance``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[set[tuple[str, int]], set[tuple[str, int]]]] = []
+
+    def on_partitions_assigned(self, partitions, consumer):  # type: ignore[no-untyped-def]
+        seen = {(p.topic, p.partition) for p in consumer.assignment()}
+        self.calls.append(({(p.topic, p.partition) for p in partitions}, seen))
+
+    on_partitions_revoked = on_partitions_assigned
+
+
+@pytest.mark.parametrize(
+    ("protocol", "expected"),
+    [
+        # eager: revoke nothing, assign both, revoke both, assign O1, lose O1
+        ("eager", [(set(), set()), ({O0, O1}, {O0, O1}), ({O0, O1}, {O0, O1}), ({O1}, {O1}),
+                   ({O1}, set())]),
+        # cooperative: assign both, revoke O0 (still listed), assign nothing more, lose O1
+        ("cooperative", [({O0, O1}, {O0, O1}), ({O0}, {O0, O1}), (set(), {O1}), ({O1}, set())]),
+    ],
+)  # fmt: skip
+def test_one_method_under_two_names_runs_for_both_roles_and_for_a_loss(
+    protocol: str, expected: list[tuple[set[tuple[str, int]], set[tuple[str, int]]]]
+) -> None:
+    listener = OneCallbackTwoRoles()
+    harness = ListenerHarness(listener, protocol=protocol)  # type: ignore[arg-type]
+    harness.rebalance(tps(O0, O1))
+    harness.rebalance(tps(O1))
+    harness.lose()
+    assert listener.calls == expected  # the last call: the loss, its partitions already gone
