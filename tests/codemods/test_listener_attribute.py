@@ -289,3 +289,51 @@ def test_an_import_losing_a_name_keeps_the_blank_lines_around_it() -> None:
         from app.base import Base
         from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener"""
     )
+
+
+FACTORY = """
+from aiokafka import AIOKafkaConsumer
+
+
+class Source:
+    def __init__(self, topic):
+        self._topic = topic
+        self._consumer = AIOKafkaConsumer(group_id="g")
+        self.revoked = []
+
+    def _listener(self):
+        from aiokafka import ConsumerRebalanceListener
+
+        source = self
+
+        class _Listener(ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                source.revoked.extend(revoked)
+
+            async def on_partitions_assigned(self, assigned):
+                return None
+
+        return _Listener()
+
+    async def start(self):
+        await self._consumer.start()
+        self._consumer.subscribe([self._topic], listener=self._listener())
+{tail}"""
+
+
+def test_a_listener_made_by_a_factory_method_is_migrated_with_its_registration() -> None:
+    """GitHub sample: ``listener=self._listener()`` where ``_listener()`` defines the class
+    and ends in ``return _Listener()``, called nowhere else."""
+    result = migrate_source(FACTORY.format(tail="").encode(), "sources.py")
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "        class _Listener(RebalanceListener):" in after
+    assert "set_rebalance_listener(self._consumer, self._listener())\n        self._consumer.subscribe([self._topic])" in after
+
+
+def test_a_factory_called_twice_keeps_the_class() -> None:
+    tail = "\n    def spare(self):\n        return self._listener()\n"
+    result = migrate_source(FACTORY.format(tail=tail).encode(), "sources.py")
+    assert "(RebalanceListener)" not in (result.new_source or b"").decode()
+    assert any("is not registered with subscribe(listener=...)" in m.reason for m in result.manual), result.manual

@@ -125,6 +125,8 @@ class _State:
     clients: list[ClientFacts]
     #: listener creation -> source of the consumer it is registered on
     registrations: dict[ast.Call, str] = field(default_factory=dict)
+    #: listener creation -> the subscribe() registering it (this file's registrations)
+    registration_calls: dict[ast.Call, ast.Call] = field(default_factory=dict)
     instance_names: dict[ast.Call, ast.Name] = field(default_factory=dict)
     #: a listener kept as ``self.<attr> = Cls(...)``: creation -> that attribute's name
     instance_attributes: dict[ast.Call, str] = field(default_factory=dict)
@@ -184,6 +186,7 @@ def plan_listeners(
         repository.sites(
             ListenerSites(dict(state.registrations), lambda call: _instance_escapes(call, state))
         )
+    closures = {f.listener.node: f for f in analysis.indirect if f.how == "closure"}
     for cls, (client, kind) in legacy.items():
         family = MigrationPlan()
         remote = repository.uses(cls) if repository is not None else None
@@ -191,7 +194,7 @@ def plan_listeners(
             reason: str | None = ASYNC_BASE
         else:
             state.remote, state.remote_plans = {}, {}
-            reason = _plan_class(cls, client, state, family, remote)
+            reason = _plan_class(cls, client, state, family, remote, closures.get(cls))
         if reason is None:
             if remote is not None:
                 remote.migrated, remote.edits = True, state.remote_plans
@@ -221,6 +224,67 @@ def plan_listeners(
                 f"__init__ ({arg.arg}) stays; drop it by hand where nothing else uses it",
             )
     return plan
+
+
+def _plan_closure(
+    cls: ast.ClassDef,
+    client: ClientFacts,
+    closure: IndirectInjection,
+    creations: list[ast.Call],
+    views: dict[Function, str],
+    state: _State,
+    plan: MigrationPlan,
+) -> str | None:
+    """A class defined in a function whose callbacks use that function's consumer variable
+    (REAL_WORLD.md: a listener defined inside a method, capturing the consumer): when every
+    instance is registered on that very variable, its uses in the callbacks become the view.
+    Otherwise migrating would leave them driving the consumer itself (KRB201 unfixed)."""
+    facts = state.facts
+    name = closure.param
+    bound: ast.AST | None = None
+    for creation in creations:
+        call = state.registration_calls.get(creation)
+        receiver = (
+            call.func.value if call is not None and isinstance(call.func, ast.Attribute) else None
+        )
+        binding = facts.bindings.binding(receiver) if isinstance(receiver, ast.Name) else None
+        if binding is None or not isinstance(receiver, ast.Name) or receiver.id != name:
+            return _closure_reason(closure, "an instance is registered on another consumer")
+        if bound is not None and binding is not bound:
+            return _closure_reason(closure, "its instances are registered on different consumers")
+        bound = binding
+    uses: list[tuple[ast.expr, str]] = []
+    for fn in methods_of(cls).values():
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Name) and node.id == name):
+                continue
+            binding = facts.bindings.binding(node)
+            if binding is not None and cls in facts.bindings.ancestors(binding):
+                continue  # a name the class binds itself
+            if bound is None or binding is not bound:
+                return _closure_reason(closure, "its instances are registered on another consumer")
+            view = views.get(fn)
+            if view is None:
+                return _closure_reason(closure, f"{fn.name}() uses it too (line {node.lineno})")
+            method = facts.parent(node)
+            attr = (
+                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
+            )
+            reason = _view_use(node, attr, client, facts)
+            if reason is not None:
+                return reason
+            uses.append((node, view))
+    for node, view in uses:
+        plan.edit(Edit("replace_with_name", span(node), value=view))
+    return None
+
+
+def _closure_reason(found: IndirectInjection, why: str) -> str:
+    return (
+        f"its callbacks use {found.where}'s {found.path} through a closure and {why}, so the "
+        "codemod cannot turn it into the view; derive from the rebalance_guard "
+        "RebalanceListener by hand and use the consumer argument its callbacks then get"
+    )
 
 
 def _indirect_reason(found: IndirectInjection) -> str:
@@ -255,7 +319,7 @@ def _code(node: ast.AST) -> str:
 def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
     """The ``Cls(...)`` call that produced a listener expression, if the planner can see it."""
     if isinstance(value, ast.Call):
-        return value
+        return _factory_creation(value, state) or value
     if isinstance(value, ast.Attribute):
         return _attribute_creation(value, state)
     if not isinstance(value, ast.Name):
@@ -272,6 +336,52 @@ def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
         state.instance_names[assign.value] = target
         return assign.value
     return None
+
+
+def _factory_creation(call: ast.Call, state: _State) -> ast.Call | None:
+    """``listener=self.make_listener(...)`` where ``make_listener`` (a function or a method
+    of the class of the file, called nowhere else) ends in its one ``return Cls(...)``:
+    that creation (REAL_WORLD.md: a listener class defined inside a method)."""
+    facts = state.facts
+    func = call.func
+    factory: ast.AST | None = None
+    if isinstance(func, ast.Name):
+        factory = facts.bindings.binding(func)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        owner = self_class(func.value, facts)
+        factory = methods_of(owner).get(func.attr) if owner is not None else None
+    if not isinstance(factory, ast.FunctionDef) or factory.decorator_list:
+        return None
+    returns = _own_returns(factory)
+    last = factory.body[-1]
+    if (
+        returns != [last]
+        or not isinstance(last, ast.Return)
+        or not isinstance(last.value, ast.Call)
+    ):
+        return None
+    calls = [
+        c
+        for c in facts.index.calls
+        if (isinstance(c.func, ast.Name) and c.func.id == factory.name)
+        or (isinstance(c.func, ast.Attribute) and c.func.attr == factory.name)
+    ]
+    return last.value if calls == [call] else None
+
+
+def _own_returns(fn: Function) -> list[ast.Return]:
+    """The ``return`` statements of ``fn`` itself, not of functions or classes inside it."""
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+        ):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
@@ -376,6 +486,7 @@ def _plan_subscribe(
     if creation is not None:
         assert isinstance(call.func, ast.Attribute)
         state.registrations[creation] = _code(call.func.value)
+        state.registration_calls[creation] = call
     if cls is not None and kind is not None and kind[1] != "guard":
         family_sites.setdefault(cls, []).append((call.lineno, site))
     else:
@@ -526,11 +637,13 @@ def _plan_class(
     state: _State,
     plan: MigrationPlan,
     remote: RemoteUses | None = None,
+    closure: IndirectInjection | None = None,
 ) -> str | None:
     """Stage the migration of one legacy listener class in ``plan``; return why not, if not.
 
     ``remote`` (repository mode): the class's uses in the other modules; its creations there
-    count as this file's, and the edits they need go to ``state.remote_plans``."""
+    count as this file's, and the edits they need go to ``state.remote_plans``. ``closure``:
+    the model found its callbacks using a consumer variable of the function defining it."""
     facts = state.facts
     optional = optional_import(facts, client.package, client.guard_module)
     if optional is not None:
@@ -604,6 +717,10 @@ def _plan_class(
                 "rename one first"
             )
         views[fn] = view
+    if closure is not None:
+        reason = _plan_closure(cls, client, closure, creations, views, state, plan)
+        if reason is not None:
+            return reason
     if own is None:
         reason = _plan_injection(cls, client, methods, creations, views, state, plan)
     else:
@@ -902,7 +1019,7 @@ def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
 
 
 def _view_use(
-    node: ast.Attribute, method: str | None, client: ClientFacts, facts: FileFacts
+    node: ast.expr, method: str | None, client: ClientFacts, facts: FileFacts
 ) -> str | None:
     """Why ``self.<consumer>`` in a callback cannot become the view (None when it can)."""
     line = node.lineno
