@@ -108,7 +108,7 @@ def test_a_factory_closing_over_its_parameter_is_refused() -> None:
         """
     )
     assert "(RebalanceListener)" not in (result.new_source or b"").decode()
-    assert any("through a closure and its instances are registered on another consumer" in m.reason for m in result.manual), result.manual
+    assert any("through a closure and an instance is registered on another consumer" in m.reason for m in result.manual), result.manual
 
 
 def test_a_method_other_than_a_callback_using_it_is_refused() -> None:
@@ -118,4 +118,57 @@ def test_a_method_other_than_a_callback_using_it_is_refused() -> None:
     )
     result = _migrate(source)
     assert "(RebalanceListener)" not in (result.new_source or b"").decode()
-    assert any("drain() uses it too (line 14)" in m.reason for m in result.manual), result.manual
+    assert any("drain() uses the registering consumer consumer too (line 14), which only the callbacks can replace with the view" in m.reason for m in result.manual), result.manual
+
+
+def test_a_module_global_consumer_becomes_the_view() -> None:
+    """REAL_WORLD.md: callbacks using a module-global consumer instead of their own. Migrated
+    as they were, they would still call the consumer itself (kafka-python 3: a blocking commit
+    on its IO thread raises RuntimeError, KRB105), and ``check`` would no longer say so."""
+    result = _migrate(
+        """
+        from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+        consumer = KafkaConsumer(group_id="g")
+
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                consumer.commit()
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+
+        consumer.subscribe(["a"], listener=Listener())
+        """
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "    def on_partitions_revoked(self, revoked, rebalance_consumer: RebalanceConsumer):\n        rebalance_consumer.commit()" in after
+
+
+def test_a_global_consumer_a_listener_is_not_registered_on_stays() -> None:
+    """Another consumer than the registering one is not the view: left alone."""
+    result = _migrate(
+        """
+        from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+        audit = KafkaConsumer(group_id="audit")
+        consumer = KafkaConsumer(group_id="g")
+
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                print(audit.assignment())
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+
+        consumer.subscribe(["a"], listener=Listener())
+        """
+    )
+    assert result.new_source is not None
+    assert "print(audit.assignment())" in result.new_source.decode()

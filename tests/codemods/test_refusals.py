@@ -527,6 +527,37 @@ def run(conf):
         consumer.subscribe(["a"], listener=Listener(consumer))
         """), 4,
      "listener class Listener: a callback calls consumer.commit() without await (line 9), so the call never ran (KRB106); add the await first"),
+    ("global-consumer-two-receivers", KP_HEAD + textwrap.dedent("""
+        a = KafkaConsumer(group_id="g")
+        b = KafkaConsumer(group_id="g")
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                a.commit()
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+        a.subscribe(["x"], listener=Listener())
+        b.subscribe(["y"], listener=Listener())
+        """), 8,
+     "listener class Listener: a callback uses the consumer a (line 10), and the instances are not all registered on it; migrate it by hand"),
+    ("global-consumer-outside-callbacks", KP_HEAD + textwrap.dedent("""
+        consumer = KafkaConsumer(group_id="g")
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                consumer.commit()
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+            def drain(self):
+                consumer.poll(0)
+
+        consumer.subscribe(["x"], listener=Listener())
+        """), 7,
+     "listener class Listener: drain() uses the registering consumer consumer too (line 15), which only the callbacks can replace with the view; move that use into a callback or out of the class first"),
     ("owner-static-used-elsewhere", cf("""
         class Worker:
             def __init__(self, config):

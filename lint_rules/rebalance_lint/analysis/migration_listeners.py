@@ -226,46 +226,60 @@ def plan_listeners(
     return plan
 
 
-def _plan_closure(
+def _plan_free_consumer(
     cls: ast.ClassDef,
     client: ClientFacts,
-    closure: IndirectInjection,
+    closure: IndirectInjection | None,
     creations: list[ast.Call],
     views: dict[Function, str],
     state: _State,
     plan: MigrationPlan,
 ) -> str | None:
-    """A class defined in a function whose callbacks use that function's consumer variable
-    (REAL_WORLD.md: a listener defined inside a method, capturing the consumer): when every
-    instance is registered on that very variable, its uses in the callbacks become the view.
-    Otherwise migrating would leave them driving the consumer itself (KRB201 unfixed)."""
+    """The registering consumer reached as a variable bound outside the class: a closure's
+    (REAL_WORLD.md: a listener defined inside a method, capturing the consumer; ``closure``
+    is what the model found) or a module global. When every instance of the class is
+    registered on that very variable, its uses in the callbacks become the view; migrated
+    otherwise, they would keep driving the consumer itself (KRB201, KRB105 unfixed)."""
     facts = state.facts
-    name = closure.param
-    bound: ast.AST | None = None
+    receivers: set[ast.AST] = set()
     for creation in creations:
         call = state.registration_calls.get(creation)
         receiver = (
             call.func.value if call is not None and isinstance(call.func, ast.Attribute) else None
         )
         binding = facts.bindings.binding(receiver) if isinstance(receiver, ast.Name) else None
-        if binding is None or not isinstance(receiver, ast.Name) or receiver.id != name:
-            return _closure_reason(closure, "an instance is registered on another consumer")
-        if bound is not None and binding is not bound:
-            return _closure_reason(closure, "its instances are registered on different consumers")
-        bound = binding
+        if binding is not None:
+            receivers.add(binding)
     uses: list[tuple[ast.expr, str]] = []
+    found_closure = False
     for fn in methods_of(cls).values():
         for node in ast.walk(fn):
-            if not (isinstance(node, ast.Name) and node.id == name):
+            if not isinstance(node, ast.Name):
                 continue
             binding = facts.bindings.binding(node)
             if binding is not None and cls in facts.bindings.ancestors(binding):
                 continue  # a name the class binds itself
-            if bound is None or binding is not bound:
-                return _closure_reason(closure, "its instances are registered on another consumer")
+            is_closure = closure is not None and node.id == closure.param
+            if binding is None or binding not in receivers:
+                if is_closure:
+                    assert closure is not None
+                    return _closure_reason(closure, "an instance is registered on another consumer")
+                continue
+            if len(receivers) != 1 or len(creations) != len(
+                [c for c in creations if c in state.registration_calls]
+            ):
+                return (
+                    f"a callback uses the consumer {node.id} (line {node.lineno}), and the "
+                    "instances are not all registered on it; migrate it by hand"
+                )
+            found_closure = found_closure or is_closure
             view = views.get(fn)
             if view is None:
-                return _closure_reason(closure, f"{fn.name}() uses it too (line {node.lineno})")
+                return (
+                    f"{fn.name}() uses the registering consumer {node.id} too (line "
+                    f"{node.lineno}), which only the callbacks can replace with the view; "
+                    "move that use into a callback or out of the class first"
+                )
             method = facts.parent(node)
             attr = (
                 method.attr if isinstance(method, ast.Attribute) and method.value is node else None
@@ -274,6 +288,8 @@ def _plan_closure(
             if reason is not None:
                 return reason
             uses.append((node, view))
+    if closure is not None and not found_closure:
+        return _closure_reason(closure, "it is not the consumer the class is registered on")
     for node, view in uses:
         plan.edit(Edit("replace_with_name", span(node), value=view))
     return None
@@ -717,8 +733,8 @@ def _plan_class(
                 "rename one first"
             )
         views[fn] = view
-    if closure is not None:
-        reason = _plan_closure(cls, client, closure, creations, views, state, plan)
+    if own is None:
+        reason = _plan_free_consumer(cls, client, closure, creations, views, state, plan)
         if reason is not None:
             return reason
     if own is None:
