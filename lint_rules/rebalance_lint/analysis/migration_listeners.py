@@ -280,11 +280,7 @@ def _plan_free_consumer(
                     f"{node.lineno}), which only the callbacks can replace with the view; "
                     "move that use into a callback or out of the class first"
                 )
-            method = facts.parent(node)
-            attr = (
-                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
-            )
-            reason = _view_use(node, attr, client, facts)
+            reason = _view_use(node, client, facts)
             if reason is not None:
                 return reason
             uses.append((node, view))
@@ -539,11 +535,7 @@ def _plan_own_consumer(
         for node in _attributes_in(fn):
             if self_attr(node, first_param(fn)) != attr:
                 continue
-            method = facts.parent(node)
-            name = (
-                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
-            )
-            reason = _view_use(node, name, client, facts)
+            reason = _view_use(node, client, facts)
             if reason is not None:
                 return reason
             uses.append((node, view))
@@ -935,12 +927,9 @@ def _plan_injection(
             stored = self_attr(node, self_name)
             if stored is None:
                 continue
-            method = facts.parent(node)
-            method_name = (
-                method.attr if isinstance(method, ast.Attribute) and method.value is node else None
-            )
+            method_name = _method_named(node, facts)
             if attr is not None and stored == attr[0]:
-                reason = _view_use(node, method_name, client, facts)
+                reason = _view_use(node, client, facts)
                 if reason is not None:
                     return reason
                 callback_uses.append((node, view))
@@ -1034,11 +1023,17 @@ def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
     return False
 
 
-def _view_use(
-    node: ast.expr, method: str | None, client: ClientFacts, facts: FileFacts
-) -> str | None:
-    """Why ``self.<consumer>`` in a callback cannot become the view (None when it can)."""
+def _method_named(node: ast.expr, facts: FileFacts) -> str | None:
+    """``x`` in ``node.x``: the attribute taken of ``node``, if any."""
+    parent = facts.parent(node)
+    return parent.attr if isinstance(parent, ast.Attribute) and parent.value is node else None
+
+
+def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | None:
+    """Why the consumer a callback reaches (``self.<consumer>``, a closure's or a global
+    ``consumer``) cannot become the view there (None when it can)."""
     line = node.lineno
+    method = _method_named(node, facts)
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
     if method is None and helper_takes_view(node, facts, offered_by_view(client, facts)):
