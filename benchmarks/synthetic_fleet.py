@@ -35,7 +35,7 @@ def run_{n}(conf, topics):
 """
 
 CONFLUENT_LAMBDA = """
-def reset_{n}(consumer, partitions, replay):
+def reset_{n}(consumer: Consumer, partitions, replay):
     log.info("assigned %s (replay=%s)", partitions, replay)
 
 
