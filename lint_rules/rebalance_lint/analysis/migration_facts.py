@@ -362,17 +362,25 @@ def methods_of(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFuncti
     }
 
 
-def returned_value(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Return | None:
-    """A ``return <value>`` of ``fn`` itself (not of a nested function), if any: listener
-    methods return nothing (or, where the client awaits them, an awaitable of nothing)."""
+def own_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
+    """The ``return`` statements of ``fn`` itself, not of functions or classes inside it."""
+    found: list[ast.Return] = []
     stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Return) and node.value is not None and not is_none(node.value):
-            return node
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+        ):
             stack.extend(ast.iter_child_nodes(node))
-    return None
+    return found
+
+
+def returned_value(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Return | None:
+    """A ``return <value>`` of ``fn`` itself (not of a nested function), if any: listener
+    methods return nothing (or, where the client awaits them, an awaitable of nothing)."""
+    return next((r for r in own_returns(fn) if r.value is not None and not is_none(r.value)), None)
 
 
 def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:

@@ -44,6 +44,7 @@ from rebalance_lint.analysis.migration_facts import (
     only_displayed,
     optional_import,
     ordered_args,
+    own_returns,
     returned_value,
     self_attr,
     self_class,
@@ -364,7 +365,7 @@ def _factory_creation(call: ast.Call, state: _State) -> ast.Call | None:
         factory = methods_of(owner).get(func.attr) if owner is not None else None
     if not isinstance(factory, ast.FunctionDef) or factory.decorator_list:
         return None
-    returns = _own_returns(factory)
+    returns = own_returns(factory)
     last = factory.body[-1]
     if (
         returns != [last]
@@ -379,21 +380,6 @@ def _factory_creation(call: ast.Call, state: _State) -> ast.Call | None:
         or (isinstance(c.func, ast.Attribute) and c.func.attr == factory.name)
     ]
     return last.value if calls == [call] else None
-
-
-def _own_returns(fn: Function) -> list[ast.Return]:
-    """The ``return`` statements of ``fn`` itself, not of functions or classes inside it."""
-    found: list[ast.Return] = []
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif not isinstance(
-            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
-        ):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
