@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 
 import pytest
 
 from tests.conformance.driver import PROTOCOLS, Driver
-from tests.integration.broker import Broker, start_broker
 
 #: One driver module per client: tests/conformance/driver_<name>.py exporting DRIVER.
 DRIVERS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
@@ -22,11 +20,6 @@ TARGETS = [
     for client in DRIVERS
     for protocol in PROTOCOLS
 ]
-
-
-@pytest.fixture(scope="session")
-def broker() -> Iterator[Broker]:
-    yield from start_broker()
 
 
 def load_target(param: tuple[str, str]) -> tuple[Driver, str]:

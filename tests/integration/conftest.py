@@ -1,15 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-
-from tests.integration.broker import Broker, start_broker
-
-
-@pytest.fixture(scope="session")
-def broker() -> Iterator[Broker]:
-    yield from start_broker()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,7 +8,6 @@ timing, lost partitions, synchronous commit.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -23,7 +22,7 @@ from rebalance_guard.confluent_kafka import (
     set_rebalance_listener,
 )
 
-from tests.integration.broker import Broker, start_broker
+from tests.integration.broker import Broker
 from tests.integration.confluent_kafka_support import (
     closing,
     new_consumer,
@@ -34,11 +33,6 @@ from tests.integration.confluent_kafka_support import (
 )
 
 pytestmark = pytest.mark.broker
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[Broker]:
-    yield from start_broker()
 
 
 class Log(RebalanceListener):

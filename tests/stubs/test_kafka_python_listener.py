@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ from rebalance_guard.kafka_python import (
     set_rebalance_listener,
 )
 
-from tests.integration.broker import Broker, start_broker
+from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import (
     KP3,
     Fleet,
@@ -37,11 +36,6 @@ from tests.integration.kafka_python_support import (
 )
 
 pytestmark = [pytest.mark.kafka_python, pytest.mark.broker]
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[Broker]:
-    yield from start_broker()
 
 
 class Recorder(RebalanceListener):

@@ -21,17 +21,12 @@ from rebalance_guard.kafka_python import (
     RebalanceListener,
 )
 
-from tests.integration.broker import Broker, start_broker
+from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import KP3, make_consumer, produce
 
 pytestmark = [pytest.mark.kafka_python, pytest.mark.broker]
 
 LABEL = "Committer.on_partitions_revoked"
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[Broker]:
-    yield from start_broker()
 
 
 @pytest.fixture(scope="module")
