@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
 
@@ -148,17 +148,49 @@ def _without_view(method: Callable[[list[TopicPartition]], object]) -> Handler:
     return handler
 
 
-class ProtocolGuess:
-    """Which (un)assign call the rebalance protocol takes: guessed, then learned from librdkafka.
+#: The rebalance protocols librdkafka speaks, by what a user configures: ``eager`` (range,
+#: roundrobin: librdkafka's default), ``cooperative`` (cooperative-sticky, KIP-429) and
+#: ``consumer`` (KIP-848, ``group.protocol=consumer``; GA in confluent-kafka 2.12).
+PROTOCOLS = ("eager", "cooperative", "consumer")
+RebalanceProtocol = Literal["eager", "cooperative", "consumer"]
 
-    confluent-kafka does not expose ``rd_kafka_rebalance_protocol()``; the wrong call fails
-    with ``_STATE`` (:func:`is_state_error`), and then the other one is right.
+
+def protocol_of(config: Mapping[str, Any]) -> RebalanceProtocol:
+    """The rebalance protocol a consumer configuration selects (see :data:`PROTOCOLS`)."""
+    if str(config.get("group.protocol", "classic")).strip().lower() == "consumer":
+        return "consumer"
+    strategy = str(config.get("partition.assignment.strategy", ""))
+    return "cooperative" if "cooperative" in strategy else "eager"
+
+
+def checked_protocol(protocol: str | None) -> str | None:
+    """``protocol`` if it is one of :data:`PROTOCOLS` (or None: not known), else ValueError."""
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise ValueError(
+            f"protocol={protocol!r}: expected one of {', '.join(map(repr, PROTOCOLS))} "
+            f"(what the consumer's configuration selects: group.protocol=consumer, or "
+            f"partition.assignment.strategy cooperative-sticky, or eager otherwise)"
+        )
+    return protocol
+
+
+class ProtocolGuess:
+    """Which (un)assign call the rebalance protocol takes: known, or guessed and learned.
+
+    Known when the adapter saw the configuration (the drop-in consumers) or was told
+    (``protocol=``): then the right call is made first and librdkafka logs nothing.
+    Unknown (a plain consumer created elsewhere): eager is assumed (librdkafka's default);
+    confluent-kafka does not expose ``rd_kafka_rebalance_protocol()``, so under an incremental
+    protocol the first ``assign()`` fails with ``_STATE`` (:func:`is_state_error`), librdkafka
+    logs one ``application *assign() call failed`` warning, and the other call is used from
+    then on.
     """
 
-    __slots__ = ("cooperative",)
+    __slots__ = ("cooperative", "name")
 
-    def __init__(self, cooperative: bool = False) -> None:
-        self.cooperative = cooperative
+    def __init__(self, protocol: str | None = None) -> None:
+        self.name = checked_protocol(protocol)  # None: not known
+        self.cooperative = protocol not in (None, "eager")
 
     def calls(
         self, consumer: Any, partitions: list[TopicPartition], add: bool
@@ -171,6 +203,7 @@ class ProtocolGuess:
 
     def _learn(self, consumer: Any, partitions: list[TopicPartition], add: bool) -> Any:
         self.cooperative = not self.cooperative
+        self.name = "cooperative" if self.cooperative else "eager"  # or consumer: alike here
         return _protocol_call(consumer, partitions, add, self.cooperative)
 
 
@@ -181,9 +214,3 @@ def _protocol_call(
     if cooperative:
         return (consumer.incremental_assign if add else consumer.incremental_unassign)(partitions)
     return consumer.assign(partitions) if add else consumer.unassign()
-
-
-def cooperative_config(config: Mapping[str, Any]) -> bool:
-    """Whether this configuration selects an incremental (cooperative) rebalance protocol."""
-    strategy = str(config.get("partition.assignment.strategy", ""))
-    return "cooperative" in strategy or str(config.get("group.protocol", "")) == "consumer"

@@ -33,14 +33,30 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   with the recorded offsets, and then pauses. ``assignment()`` and ``position()`` on the
   view already show the incoming partitions and recorded offsets, as in Java.
 
-* Protocols. Eager (range, roundrobin) callbacks get the whole assignment and need
-  ``assign()``/``unassign()``; cooperative-sticky (and KIP-848 ``group.protocol=consumer``)
-  callbacks get only the delta and need ``incremental_assign()``/``incremental_unassign()``.
-  confluent-kafka does not expose librdkafka's ``rd_kafka_rebalance_protocol()``
-  (confluent-kafka-python#1317), so the adapter tries the call the configuration suggests
-  (:class:`Consumer` reads it; a plain consumer is assumed eager, librdkafka's default) and,
-  if librdkafka refuses it with ``_STATE``, uses the other one and remembers the answer.
-  librdkafka logs one warning line for that refused call.
+* Protocols. What librdkafka does under each, and what the adapter does:
+
+  - eager (``range``, ``roundrobin``; librdkafka's default): every rebalance revokes the
+    whole assignment and assigns the whole new one; the callbacks must call ``assign()`` and
+    ``unassign()``, and the adapter does, after each callback;
+  - cooperative (``partition.assignment.strategy=cooperative-sticky``, KIP-429): callbacks
+    get only the partitions that move; ``assign()`` there is refused with ``_STATE``, and
+    the adapter calls ``incremental_assign()``/``incremental_unassign()``;
+  - consumer (``group.protocol=consumer``, KIP-848, GA since confluent-kafka 2.12; earlier
+    versions ship it as early access): the broker assigns; callbacks get only what moves,
+    ``assign()``/``unassign()`` are refused, and librdkafka rejects
+    ``partition.assignment.strategy``, ``session.timeout.ms`` and ``heartbeat.interval.ms``
+    at construction (the broker sets them). The adapter calls the incremental methods, so a
+    seek staged in ``on_partitions_assigned`` becomes the start offset of
+    ``incremental_assign()``. ``on_partitions_lost`` runs when the broker fences the member.
+
+  confluent-kafka does not expose which protocol runs (no ``rd_kafka_rebalance_protocol()``,
+  confluent-kafka-python#1317), so the adapter reads it from the configuration:
+  :class:`Consumer` sees its own, :func:`subscribe` takes ``protocol=`` for a consumer
+  created elsewhere. Only a plain consumer subscribed without ``protocol=`` is guessed
+  eager; under an incremental protocol its first ``assign()`` is refused with ``_STATE``,
+  librdkafka logs one warning per consumer (``application *assign() call failed: Changes to
+  the current assignment must be made using incremental_assign() ...``), and the adapter
+  uses the incremental calls from then on. Pass ``protocol=`` to keep that line out of logs.
 
 * Pause on revoked partitions is cleared. librdkafka keeps a partition's pause flag across
   ``unassign()``, so a partition paused before an eager rebalance would come back paused.
@@ -92,11 +108,12 @@ from confluent_kafka import KafkaException, TopicPartition
 from rebalance_guard._confluent_common import (
     Handler,
     ProtocolGuess,
+    RebalanceProtocol,
     StagingView,
     bind,
-    cooperative_config,
     is_state_error,
     nothing_to_commit,
+    protocol_of,
 )
 from rebalance_guard._view import forward, live
 
@@ -262,8 +279,8 @@ class _Adapter:
 
     __slots__ = ("_handlers", "_legacy", "_protocol")
 
-    def __init__(self, cooperative: bool = False) -> None:
-        self._protocol = ProtocolGuess(cooperative)  # a guess until librdkafka confirms it
+    def __init__(self, protocol: str | None = None) -> None:
+        self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
         self._handlers: dict[str, tuple[Handler, str]] | None = None
         self._legacy: tuple[ConfluentCallback | None, ...] = (None, None, None)
 
@@ -352,7 +369,7 @@ class Consumer(confluent_kafka.Consumer):
             super().__init__(**kwargs)
         else:
             super().__init__(dict(config), **kwargs)
-        self._rebalance = _Adapter(cooperative_config({**(config or {}), **kwargs}))
+        self._rebalance = _Adapter(protocol_of({**(config or {}), **kwargs}))
 
     def subscribe(
         self,
@@ -386,13 +403,24 @@ def set_rebalance_listener(consumer: Consumer, listener: RebalanceListener | Non
 
 
 def subscribe(
-    consumer: confluent_kafka.Consumer, topics: list[str], listener: RebalanceListener
+    consumer: confluent_kafka.Consumer,
+    topics: list[str],
+    listener: RebalanceListener,
+    *,
+    protocol: RebalanceProtocol | None = None,
 ) -> None:
-    """Subscribe any confluent consumer to ``topics`` with ``listener`` for this subscription."""
+    """Subscribe any confluent consumer to ``topics`` with ``listener`` for this subscription.
+
+    ``protocol``: the rebalance protocol the consumer's configuration selects ("eager",
+    "cooperative" for cooperative-sticky, "consumer" for ``group.protocol=consumer``). A
+    plain consumer does not tell; without it the adapter assumes eager and, under an
+    incremental protocol, learns otherwise from one refused ``assign()``, which librdkafka
+    logs as a warning. A :class:`Consumer` knows its configuration and needs none.
+    """
     if isinstance(consumer, Consumer):
         consumer._rebalance.set_listener(listener)
         consumer.subscribe(topics)
         return
-    adapter = _Adapter()
+    adapter = _Adapter(protocol)
     adapter.set_listener(listener)
     consumer.subscribe(topics, **adapter.callbacks())

@@ -37,11 +37,19 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   yet when ``on_assign`` runs, so a raw ``seek()`` there fails; as in the sync adapter
   (:mod:`rebalance_guard.confluent_kafka`) the view stages seeks and pauses on the incoming
   partitions and the adapter assigns them with the staged offsets when the callback ends
-  (also when it raises), then pauses. Eager protocols need ``assign()``/``unassign()``,
-  cooperative-sticky (and KIP-848) ``incremental_assign()``/``incremental_unassign()``;
-  confluent does not expose which one librdkafka runs and ``AIOConsumer`` keeps no
-  configuration, so the adapter assumes eager (librdkafka's default), and after one
-  ``_STATE`` refusal (a warning line in librdkafka's log) uses the other call for good.
+  (also when it raises), then pauses.
+
+* Protocols: as in the sync adapter (:mod:`rebalance_guard.confluent_kafka`, "Protocols"):
+  eager callbacks get the whole assignment and the adapter calls ``assign()``/``unassign()``;
+  cooperative-sticky and KIP-848's ``group.protocol=consumer`` pass only what moves, refuse
+  ``assign()``, and the adapter calls ``incremental_assign()``/``incremental_unassign()``
+  (staged seeks become the incremental start offsets). ``AIOConsumer`` keeps no
+  configuration, so the adapter knows the protocol from this module's drop-in
+  :class:`AIOConsumer` (which reads it from its configuration) or from ``protocol=`` given to
+  :func:`set_rebalance_listener`/:func:`subscribe`. Given neither, it assumes eager, and under
+  an incremental protocol the first ``assign()`` is refused with ``_STATE``: librdkafka logs
+  one warning per consumer (``application *assign() call failed ...``) and the adapter uses
+  the incremental calls from then on.
   Pauses on revoked partitions are cleared after the revocation.
 
 * ``commit()`` on the view is synchronous by default (``asynchronous=False``): awaiting it
@@ -93,21 +101,31 @@ from confluent_kafka import KafkaException, TopicPartition
 from rebalance_guard._confluent_common import (
     Handler,
     ProtocolGuess,
+    RebalanceProtocol,
     StagingView,
     bind,
     is_state_error,
     nothing_to_commit,
+    protocol_of,
 )
 from rebalance_guard._errors import NotAwaitedError
 from rebalance_guard._view import AsyncView, awaited, forward_coroutine
 
+try:
+    from confluent_kafka.aio import AIOConsumer as _PlainAIOConsumer
+except ImportError as exc:  # pragma: no cover - confluent-kafka < 2.12 has no asyncio consumer
+    raise ImportError(
+        "rebalance_guard.confluent_kafka_aio adapts confluent_kafka.aio.AIOConsumer, which this "
+        "confluent-kafka does not have: upgrade it (pip install 'confluent-kafka>=2.12')"
+    ) from exc
+
 if TYPE_CHECKING:
     from confluent_kafka import Message
     from confluent_kafka.admin._metadata import ClusterMetadata
-    from confluent_kafka.aio import AIOConsumer
 
 __all__ = [
     "AIOConfluentRebalanceView",
+    "AIOConsumer",
     "NotAwaitedError",
     "RebalanceConsumer",
     "RebalanceListener",
@@ -286,9 +304,8 @@ class _Adapter:
 
     __slots__ = ("_batch", "_handlers", "_pending", "_protocol")
 
-    def __init__(self, listener: RebalanceListener, cooperative: bool = False) -> None:
-        # AIOConsumer keeps no configuration: eager (librdkafka's default) until it says otherwise
-        self._protocol = ProtocolGuess(cooperative)
+    def __init__(self, listener: RebalanceListener, protocol: str | None) -> None:
+        self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
         self._handlers: dict[str, tuple[Handler, str]] = {}
         self._batch = False  # a consume() is running: its callbacks' errors wait (see _deferred)
         self._pending: Exception | None = None
@@ -321,16 +338,20 @@ class _Adapter:
         if pending is not None:
             raise pending
 
-    async def on_assign(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+    async def on_assign(
+        self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]
+    ) -> None:
         await self._deferred(self._assign(consumer, partitions))
 
-    async def on_revoke(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+    async def on_revoke(
+        self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]
+    ) -> None:
         await self._deferred(self._revoke(consumer, partitions, "on_partitions_revoked"))
 
-    async def on_lost(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+    async def on_lost(self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]) -> None:
         await self._deferred(self._revoke(consumer, partitions, "on_partitions_lost"))
 
-    async def _assign(self, consumer: AIOConsumer, partitions: list[TopicPartition]) -> None:
+    async def _assign(self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]) -> None:
         handler, label = self._handlers["on_partitions_assigned"]
         view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
@@ -342,7 +363,7 @@ class _Adapter:
                 await consumer.pause(view._staged_pauses())
 
     async def _revoke(
-        self, consumer: AIOConsumer, partitions: list[TopicPartition], event: str
+        self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
     ) -> None:
         handler, label = self._handlers[event]
         try:
@@ -356,7 +377,7 @@ class _Adapter:
             await consumer.resume(partitions)  # librdkafka would keep them paused for next time
 
     async def _change(
-        self, consumer: AIOConsumer, partitions: list[TopicPartition], add: bool
+        self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], add: bool
     ) -> None:
         """(Un)assign with the call the rebalance protocol accepts, learning which one it is."""
         guessed, other = self._protocol.calls(consumer, partitions, add)
@@ -372,17 +393,38 @@ class _Adapter:
 _ATTRIBUTE = "_rebalance_guard_adapter"
 
 
-def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | None) -> None:
+class AIOConsumer(_PlainAIOConsumer):
+    """``confluent_kafka.aio.AIOConsumer`` that remembers its rebalance protocol.
+
+    A drop-in: same arguments. ``AIOConsumer`` keeps no configuration, so a listener
+    registered on a plain one cannot know the protocol (module docstring, "Protocols");
+    registered on this one it does, and librdkafka logs no refused ``assign()``.
+    """
+
+    def __init__(self, consumer_conf: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        self.rebalance_protocol: RebalanceProtocol = protocol_of(consumer_conf)
+        super().__init__(consumer_conf, *args, **kwargs)
+
+
+def set_rebalance_listener(
+    consumer: _PlainAIOConsumer,
+    listener: RebalanceListener | None,
+    *,
+    protocol: RebalanceProtocol | None = None,
+) -> None:
     """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
 
     Register before ``consumer.subscribe()``: librdkafka takes the callbacks only there, so
     the registration makes every later ``subscribe()`` on this consumer pass them. Replacing
     or removing it after such a subscribe takes effect from the next callback. See the
     module docstring for why this is the closest honest ``setRebalanceListener``.
-    """
-    from confluent_kafka.aio import AIOConsumer
 
-    if not isinstance(consumer, AIOConsumer):
+    ``protocol``: the rebalance protocol of the consumer's configuration ("eager",
+    "cooperative", "consumer"); a :class:`AIOConsumer` of this module knows its own. Without
+    either, eager is assumed and an incremental protocol is learned from one refused
+    ``assign()``, which librdkafka logs as a warning.
+    """
+    if not isinstance(consumer, _PlainAIOConsumer):
         raise TypeError(
             f"set_rebalance_listener() needs a confluent_kafka.aio.AIOConsumer, got "
             f"{type(consumer).__module__}.{type(consumer).__name__} (for the sync "
@@ -403,7 +445,8 @@ def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | 
         consumer.__dict__.pop("subscribe", None)
         return
     if adapter is None:
-        adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener)
+        known = protocol or getattr(consumer, "rebalance_protocol", None)
+        adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener, known)
         consumer.__dict__.update(_polling_with(consumer, adapter))
     else:
         adapter.set_listener(listener)
@@ -414,7 +457,9 @@ def set_rebalance_listener(consumer: AIOConsumer, listener: RebalanceListener | 
 _SHADOWED = (_ATTRIBUTE, "subscribe", "poll", "consume", "close")
 
 
-def _subscribe_with(consumer: AIOConsumer, adapter: _Adapter) -> Callable[..., Awaitable[None]]:
+def _subscribe_with(
+    consumer: _PlainAIOConsumer, adapter: _Adapter
+) -> Callable[..., Awaitable[None]]:
     """``consumer.subscribe`` that passes the adapter's callbacks unless given others."""
     original = type(consumer).subscribe
 
@@ -430,7 +475,7 @@ def _subscribe_with(consumer: AIOConsumer, adapter: _Adapter) -> Callable[..., A
     return subscribe
 
 
-def _polling_with(consumer: AIOConsumer, adapter: _Adapter) -> dict[str, Callable[..., Any]]:
+def _polling_with(consumer: _PlainAIOConsumer, adapter: _Adapter) -> dict[str, Callable[..., Any]]:
     """``poll``, ``consume`` and ``close`` that raise a callback error kept during ``consume()``
     (from the next of these calls, after its batch was delivered)."""
     cls = type(consumer)
@@ -455,8 +500,14 @@ def _polling_with(consumer: AIOConsumer, adapter: _Adapter) -> dict[str, Callabl
     return {"poll": poll, "consume": consume, "close": close}
 
 
-async def subscribe(consumer: AIOConsumer, topics: list[str], listener: RebalanceListener) -> None:
-    """Subscribe ``consumer`` to ``topics`` with ``listener``: :func:`set_rebalance_listener`,
-    then ``await consumer.subscribe(topics)``."""
-    set_rebalance_listener(consumer, listener)
+async def subscribe(
+    consumer: _PlainAIOConsumer,
+    topics: list[str],
+    listener: RebalanceListener,
+    *,
+    protocol: RebalanceProtocol | None = None,
+) -> None:
+    """Subscribe ``consumer`` to ``topics`` with ``listener``: :func:`set_rebalance_listener`
+    (with ``protocol``), then ``await consumer.subscribe(topics)``."""
+    set_rebalance_listener(consumer, listener, protocol=protocol)
     await consumer.subscribe(topics)

@@ -208,7 +208,7 @@ class ListenerHarness(SyncDriver[TopicPartition | Key]):
         self.recording = Recording()
         self.consumer = RecordingConsumer(self.recording, protocol)
         self.errors = Errors()
-        self._adapter = _Adapter(cooperative=protocol == "cooperative")
+        self._adapter = _Adapter(protocol)
         self._adapter.set_listener(listener)
 
     def to_key(self, partition: TopicPartition | Key) -> Key:

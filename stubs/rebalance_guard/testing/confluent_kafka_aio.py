@@ -64,7 +64,7 @@ class ListenerHarness(AsyncDriver[TopicPartition | Key]):
         self.recording = Recording()
         self.consumer = RecordingAIOConsumer(self.recording, protocol)
         self.errors = Errors()
-        self._adapter = _Adapter(listener, cooperative=protocol == "cooperative")
+        self._adapter = _Adapter(listener, protocol)
 
     to_key = _SyncHarness.to_key
     from_key = _SyncHarness.from_key
