@@ -4,11 +4,16 @@ Callbacks receive a restricted ``RebalanceConsumer`` view that is valid only whi
 callback runs. One module per client: ``rebalance_guard.kafka_python``,
 ``rebalance_guard.aiokafka`` and ``rebalance_guard.confluent_kafka``.
 
+Every adapter logs each callback on the ``rebalance_guard`` logger (one record, at DEBUG by
+default) and warns when one runs longer than a second; :class:`CallbackLogging` on a listener
+changes both.
+
 This package imports nothing but the standard library and the client it adapts.
 """
 
 from rebalance_guard._errors import RebalanceViewExpiredError
+from rebalance_guard._observe import CallbackLogging
 
 __version__ = "0.1.0"
 
-__all__ = ["RebalanceViewExpiredError", "__version__"]
+__all__ = ["CallbackLogging", "RebalanceViewExpiredError", "__version__"]

@@ -3,16 +3,23 @@
 A view forwards only the methods KIP-1306 permits and refuses everything after the
 callback that received it returns. Client modules declare their permitted methods with
 :func:`forward` (or write an adapted method that starts with ``self._check(name)``).
+
+Every adapter runs each callback inside :func:`live` (or :func:`awaited`), the one place
+where callbacks are timed and logged (:mod:`rebalance_guard._observe`): one record per
+callback, a warning when it was slow. What the record says the listener did comes from the
+view's own bookkeeping: each view books its calls of :data:`BOOKED` methods (commits with
+their offsets, seeks, pauses), whichever client module defines them.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rebalance_guard._errors import NotAwaitedError, RebalanceViewExpiredError
+from rebalance_guard._observe import Timing, describe_offsets
 
 ViewT = TypeVar("ViewT", bound="ExpiringView")
 AsyncViewT = TypeVar("AsyncViewT", bound="AsyncView")
@@ -28,18 +35,83 @@ OMITTED = frozenset(
 )  # fmt: skip
 
 
-class ExpiringView:
-    """Base of every client's view: holds the real consumer and the callback's liveness."""
+#: View methods whose calls a view books for its callback's record, with the offsets they
+#: commit or seek to, or the partitions they act on (:meth:`ExpiringView._book`).
+BOOKED_OFFSETS = frozenset({"commit", "commit_async", "seek"})
+BOOKED = BOOKED_OFFSETS | {"seek_to_beginning", "seek_to_end", "pause", "resume"}
 
-    __slots__ = ("_callback", "_coroutines", "_gone", "_live", "_target")
+#: The client each adapter module adapts, as records and warnings name it.
+CLIENTS = {
+    "kafka_python": "kafka-python",
+    "aiokafka": "aiokafka",
+    "confluent_kafka": "confluent-kafka Consumer",
+    "confluent_kafka_aio": "confluent-kafka AIOConsumer",
+}
+
+Tracked = tuple[str, Coroutine[Any, Any, Any], Coroutine[Any, Any, Any] | None]
+
+
+class ExpiringView:
+    """Base of every client's view: holds the real consumer and the callback's liveness.
+
+    Subclasses' :data:`BOOKED` methods are wrapped once, when the class is created, so
+    that every successful or failed call while the view is live lands in ``_actions``
+    (for a coroutine: when it completes), however the client module wrote the method.
+    """
+
+    __slots__ = ("_actions", "_callback", "_coroutines", "_gone", "_live", "_target")
+
+    #: The client, as logs name it (from the defining module, :data:`CLIENTS`).
+    _client: ClassVar[str] = "Kafka client"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        module = cls.__module__.rpartition(".")[2]
+        if "_client" not in cls.__dict__ and module in CLIENTS:
+            cls._client = CLIENTS[module]
+        for name in BOOKED & cls.__dict__.keys():
+            setattr(cls, name, _booked(name, cls.__dict__[name]))
 
     def __init__(self, target: Any, callback: str) -> None:
         self._target = target
         self._callback = callback
         self._live = True
         self._gone: frozenset[tuple[str, int]] = frozenset()  # see :meth:`_lose`
-        # Coroutines an AsyncView handed out (here so that views can mix AsyncView in)
-        self._coroutines: list[tuple[str, Coroutine[Any, Any, Any]]] = []
+        # Coroutines an AsyncView handed out (here so that views can mix AsyncView in):
+        # (method, coroutine, the coroutine it wraps to book its outcome, if any)
+        self._coroutines: list[Tracked] = []
+        self._actions: list[dict[str, Any]] = []  # what the callback did: see _book
+
+    def _book(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        result: Any,
+        error: BaseException | None,
+    ) -> None:
+        """Record one call of a :data:`BOOKED` method for the callback's log record."""
+        if kwargs.get("asynchronous"):  # confluent's commit(asynchronous=True)
+            name = "commit_async"
+        action: dict[str, Any] = {"method": name}
+        if name not in BOOKED_OFFSETS:
+            action["partitions"] = list(describe_offsets((*args, *kwargs.values())))
+        elif (args and args[0] is not None) or any(
+            kwargs.get(k) is not None for k in ("offsets", "message", "partition")
+        ):
+            action["offsets"] = describe_offsets((*args, *kwargs.values()))
+        else:  # a bare commit: what it committed, where the client or the view can tell
+            action["offsets"] = self._bare_commit_offsets(result)
+        if error is not None:
+            action["error"] = f"{type(error).__name__}: {error}"
+        self._actions.append(action)
+
+    def _bare_commit_offsets(self, result: Any) -> dict[str, int | None] | None:
+        """The offsets a bare commit committed: confluent returns them; client views that
+        know the consumed positions override this; ``None``: not known."""
+        if isinstance(result, list) and result:
+            return describe_offsets(result)
+        return None
 
     def _check(self, method: str) -> None:
         if not self._live:
@@ -114,13 +186,54 @@ def forward(name: str) -> Any:
     return method
 
 
+def _booked(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` booking each call on its view (:meth:`ExpiringView._book`)."""
+
+    def booked(self: ExpiringView, *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = method(self, *args, **kwargs)
+        except Exception as exc:
+            if self._live:  # an expired view refuses before doing anything
+                self._book(name, args, kwargs, None, exc)
+            raise
+        if isinstance(self, AsyncView) and inspect.iscoroutine(result):
+            return self._book_when_done(name, args, kwargs, result)
+        self._book(name, args, kwargs, result, None)
+        return result
+
+    booked.__name__ = booked.__qualname__ = name
+    booked.__doc__ = method.__doc__
+    booked.__wrapped__ = method  # type: ignore[attr-defined]
+    return booked
+
+
 @contextmanager
-def live(view: ViewT) -> Iterator[ViewT]:
-    """Hand ``view`` to one callback; it expires when the block ends, however it ends."""
+def live(
+    view: ViewT,
+    partitions: Iterable[Any] | None = None,
+    *,
+    listener: object = None,
+    protocol: str | None = None,
+) -> Iterator[ViewT]:
+    """Hand ``view`` to one callback; it expires when the block ends, however it ends.
+
+    The block is the callback's: it is timed and logged when it ends (one record at the
+    listener's ``callback_logging.level``, a warning when slower than its ``slow_after``;
+    :mod:`rebalance_guard._observe`). ``partitions``: the callback's partitions;
+    ``listener``: the listener, or a bound method of it, whose ``callback_logging`` applies;
+    ``protocol``: ``"eager"``, ``"cooperative"`` or ``"consumer"`` (KIP-848) when the adapter
+    knows it, else ``None``.
+    """
+    timing = Timing(view._callback, view._client, partitions, listener, protocol)
+    error: BaseException | None = None
     try:
         yield view
+    except BaseException as exc:
+        error = exc
+        raise
     finally:
         view._expire()
+        timing.done(view._actions, error)
 
 
 class AsyncView(ExpiringView):
@@ -134,15 +247,44 @@ class AsyncView(ExpiringView):
     __slots__ = ()
 
     def _track(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> Any:
-        self._coroutines.append((name, coroutine))
+        self._coroutines.append((name, coroutine, None))
         return coroutine
+
+    def _book_when_done(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        coroutine: Coroutine[Any, Any, Any],
+    ) -> Coroutine[Any, Any, Any]:
+        """``coroutine`` booking its outcome when awaited; tracked in its place."""
+
+        async def booked() -> Any:
+            try:
+                result = await coroutine
+            except Exception as exc:
+                self._book(name, args, kwargs, None, exc)
+                raise
+            self._book(name, args, kwargs, result, None)
+            return result
+
+        wrapper = booked()
+        for i, (tracked_name, tracked, _) in enumerate(self._coroutines):
+            if tracked is coroutine:
+                self._coroutines[i] = (tracked_name, wrapper, coroutine)
+                break
+        else:  # the method did not track it: track the wrapper (a forgotten await is an error)
+            self._coroutines.append((name, wrapper, coroutine))
+        return wrapper
 
     def _close_unawaited(self) -> list[str]:
         """Close coroutines the callback created but never awaited; return their method names."""
         names = []
-        for name, coroutine in self._coroutines:
+        for name, coroutine, wrapped in self._coroutines:
             if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
                 coroutine.close()
+                if wrapped is not None:
+                    wrapped.close()
                 names.append(name)
         self._coroutines.clear()
         return names
@@ -160,11 +302,17 @@ def forward_coroutine(name: str) -> Any:
 
 
 @contextmanager
-def awaited(view: AsyncViewT) -> Iterator[AsyncViewT]:
+def awaited(
+    view: AsyncViewT,
+    partitions: Iterable[Any] | None = None,
+    *,
+    listener: object = None,
+    protocol: str | None = None,
+) -> Iterator[AsyncViewT]:
     """:func:`live` for an :class:`AsyncView`: also raises :class:`NotAwaitedError` at the end
     for each of its coroutines the callback never awaited (they are closed: nothing may run
     on an expired view). An exception from the callback itself wins."""
-    with live(view):
+    with live(view, partitions, listener=listener, protocol=protocol):
         try:
             yield view
         finally:

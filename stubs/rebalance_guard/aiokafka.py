@@ -67,6 +67,13 @@ attributes, ``consumer._subscription._listener``, ``consumer._coordinator.genera
   delta. Pause state lives on the assignment, which aiokafka recreates on every rebalance:
   pauses made in ``on_partitions_assigned`` persist, pauses on revoked partitions are gone.
 
+* Slow callbacks. Every callback of a :class:`RebalanceListener` is timed; one slower than the
+  listener's ``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one
+  second by default) logs one WARNING on the ``rebalance_guard`` logger (callback, client,
+  partitions, duration, and what the group goes through: aiokafka rebalances are eager), and
+  every callback one record at ``callback_logging.level`` with what it did through the view.
+  aiokafka itself does not time listeners.
+
 Legacy listeners (``aiokafka.abc.ConsumerRebalanceListener`` with one-argument methods) keep
 working unchanged, whether passed to ``subscribe()`` or to :func:`set_rebalance_listener`.
 """
@@ -78,6 +85,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rebalance_guard._errors import NotAwaitedError
+from rebalance_guard._observe import CallbackLogging, settings_of
 from rebalance_guard._view import AsyncView, awaited, forward, forward_coroutine, takes_view
 
 if TYPE_CHECKING:
@@ -146,6 +154,9 @@ class RebalanceListener:
     ``on_partitions_revoked``; override it to skip commits for partitions already owned elsewhere.
     """
 
+    #: How the callbacks are logged: when one is slow, and the level of its record.
+    callback_logging: CallbackLogging = CallbackLogging()
+
     def on_partitions_assigned(
         self, partitions: AbstractSet[TopicPartition], consumer: RebalanceConsumer, /
     ) -> CallbackResult:
@@ -205,6 +216,21 @@ class AIOKafkaRebalanceView(AsyncView):
         if offsets is None and self._lost_everything(self._target.assignment()):
             return self._track("commit", _nothing())  # everything was lost: nothing to commit
         return self._track("commit", self._target.commit(offsets))
+
+    def _bare_commit_offsets(self, result: Any) -> dict[str, int | None] | None:
+        """What a bare commit committed: the consumed positions, as aiokafka commits them."""
+        subscription = self._target._subscription.subscription
+        assignments = [getattr(subscription, "assignment", None), self._retiring]
+        if self._gone:
+            return {}  # a loss is of everything: nothing was committed
+        offsets: dict[str, int | None] = {}
+        for assignment in assignments:
+            consumed = getattr(assignment, "all_consumed_offsets", None)
+            if consumed is None:  # nothing assigned (or an in-memory consumer): not known
+                continue
+            for tp, meta in consumed().items():
+                offsets[f"{tp.topic}-{tp.partition}"] = meta.offset
+        return offsets or None
 
     async def _commit_retiring(self, offsets: Any) -> None:
         """Commit through the coordinator: aiokafka's commit() knows only the new assignment."""
@@ -298,6 +324,7 @@ class _GuardedListener:
         self._listener = listener
         self.retiring: Any = None  # the assignment a subscribe() just replaced
         self._takes_view = {name: takes_view(getattr(listener, name)) for name in _METHODS}
+        settings_of(listener)  # a wrong callback_logging fails here, not in a rebalance
 
     async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition]) -> None:
         await self._dispatch("on_partitions_assigned", assigned)
@@ -341,7 +368,7 @@ class _GuardedListener:
         if name == "on_partitions_lost":
             view._lose(partitions)
         try:
-            with awaited(view):
+            with awaited(view, partitions, listener=self._listener, protocol="eager"):
                 await self._run(view, name, partitions)
         except Exception as exc:
             self._hand_to_poll_caller(exc)

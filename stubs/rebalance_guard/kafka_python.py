@@ -67,6 +67,19 @@ makes the coordinator's part of ``poll()`` wait for it, bounded by kafka-python'
 JoinGroup timeout (``max(request_timeout_ms, max_poll_interval_ms + 5 s)``): ``poll()`` may
 return later than its timeout during a rebalance, never with a thrown-away assignment.
 
+Slow callbacks: every callback is timed, and one taking longer than the listener's
+``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one second by
+default) logs one WARNING on the ``rebalance_guard`` logger naming the callback, the client,
+the number of partitions, the duration, the protocol and what the group goes through
+meanwhile; every callback also logs one record at ``callback_logging.level`` (DEBUG) with
+what it did through the view. kafka-python 3 times its own listener calls too and warns
+after one second ("Rebalance listener ... took ...s. Sync listeners block the consumer event
+loop (including heartbeats)"); for the adapter that warning would time the worker-thread hop
+and blame the event loop, which the adapter keeps free, so while a :class:`RebalanceListener`
+is registered it is not logged: users see rebalance_guard's warning, once per slow callback.
+A kafka-python ``ConsumerRebalanceListener`` registered unchanged is not timed by
+rebalance_guard and keeps kafka-python's own warning (kafka-python 2 has none).
+
 ``async def`` callbacks are refused at registration (TypeError): the view's methods block
 (they are kafka-python's own), which is safe on the worker thread the adapter runs ``def``
 callbacks on but would stall kafka-python 3's IO loop inside a coroutine. Await your own
@@ -79,12 +92,14 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
+from rebalance_guard._observe import CallbackLogging, settings_of
 from rebalance_guard._view import ExpiringView, forward, live, takes_view
 
 if TYPE_CHECKING:
@@ -197,6 +212,9 @@ class RebalanceConsumer(Protocol):
 class RebalanceListener:
     """Base for KIP-1306 listeners: override what you need; lost defaults to revoked."""
 
+    #: How the callbacks are logged: when one is slow, and the level of its record.
+    callback_logging: CallbackLogging = CallbackLogging()
+
     def on_partitions_assigned(
         self, partitions: set[TopicPartition], consumer: RebalanceConsumer, /
     ) -> None:
@@ -256,6 +274,14 @@ class KafkaPythonRebalanceView(ExpiringView):
         self._check("commit_async")
         return self._target.commit_async(self._committing(offsets), *args, **kwargs)
 
+    def _bare_commit_offsets(self, result: Any) -> dict[str, int | None] | None:
+        """What a bare commit committed: the consumed positions (kafka-python's own choice)."""
+        subscription = getattr(self._target, "_subscription", None)
+        consumed = getattr(subscription, "all_consumed_offsets", None)
+        if consumed is None or self._lost_everything(self._target.assignment()):
+            return None if consumed is None else {}
+        return {f"{tp.topic}-{tp.partition}": meta.offset for tp, meta in consumed().items()}
+
     def _committing(self, offsets: Any) -> Any:
         """What a commit commits: a bare one in a loss of everything commits nothing
         (:meth:`_lost_everything`; kafka-python commits an empty dict as a no-op, its
@@ -313,9 +339,18 @@ class KafkaPythonRebalanceView(ExpiringView):
 class _Dispatcher:
     """Calls one user listener's callbacks with a fresh view each, and keeps their errors."""
 
-    def __init__(self, consumer: KafkaConsumer, listener: object, state: _ConsumerState) -> None:
+    def __init__(
+        self,
+        consumer: KafkaConsumer,
+        listener: object,
+        state: _ConsumerState,
+        protocol: str | None = None,
+    ) -> None:
         self._consumer = consumer
         self._state = state
+        self._listener = listener
+        settings_of(listener)  # a wrong callback_logging fails here, not in a rebalance
+        self._protocol = protocol  # None: kafka-python's coordinator tells (_protocol_now)
         owner = type(listener).__name__
         self._callbacks: dict[str, tuple[Callable[..., object], bool, str]] = {}
         for name in CALLBACKS:
@@ -325,15 +360,15 @@ class _Dispatcher:
     def dispatch(self, name: str, partitions: Any) -> None:
         """Run the callback; on close() re-raise its error, otherwise keep it for poll()."""
         callback, with_view, label = self._callbacks[name]
+        view = KafkaPythonRebalanceView(self._consumer, label)
+        if name == "on_partitions_lost":
+            view._lose(partitions)
         try:
-            if not with_view:
-                callback(partitions)
-            else:
-                view = KafkaPythonRebalanceView(self._consumer, label)
-                if name == "on_partitions_lost":
-                    view._lose(partitions)
-                with live(view):
+            with live(view, partitions, listener=self._listener, protocol=self._protocol_now()):
+                if with_view:
                     callback(partitions, view)
+                else:
+                    callback(partitions)
         except Exception as exc:
             if getattr(self._consumer, "_closed", False):
                 raise
@@ -342,6 +377,18 @@ class _Dispatcher:
         finally:
             if name != "on_partitions_assigned":
                 self._clear_pause(partitions)
+
+    def _protocol_now(self) -> str | None:
+        """The rebalance protocol of this generation: kafka-python 3 decides it from the
+        assignors (``RebalanceProtocol``); kafka-python 2 knows only eager rebalances."""
+        coordinator = getattr(self._consumer, "_coordinator", None)
+        if self._protocol is not None or coordinator is None:
+            return self._protocol
+        mode = getattr(coordinator, "_rebalance_protocol", None)
+        if mode is None:
+            threaded = hasattr(coordinator, "_invoke_rebalance_listener_async")
+            return None if threaded else "eager"
+        return str(getattr(mode, "name", mode)).lower()
 
     def _clear_pause(self, revoked: Any) -> None:
         """Revoked partitions lose their pause, as in Java and kafka-python 2.
@@ -538,6 +585,16 @@ class _ConsumerState:
                 self.listener = None  # an explicit subscribe(listener=...) wins, as before
             elif self.listener is not None:
                 self._subscription.rebalance_listener = self.listener
+        self.own_warning()
+
+    def own_warning(self) -> None:
+        """kafka-python 3's slow-listener warning: off while the adapter is registered (it
+        warns itself, module docstring), kafka-python's own threshold for any other listener."""
+        attribute = "_REBALANCE_LISTENER_WARN_SECS"
+        if isinstance(self._subscription.rebalance_listener, _ThreadedGuard):
+            setattr(self._coordinator, attribute, math.inf)
+        else:
+            vars(self._coordinator).pop(attribute, None)
 
     def poll(self, timeout_ms: int | None = None) -> Any:
         """The coordinator's poll (the rebalance), then any callback error it produced."""
@@ -655,3 +712,4 @@ def set_rebalance_listener(
         )
     state.listener = registered
     consumer._subscription.rebalance_listener = registered
+    state.own_warning()

@@ -60,6 +60,10 @@ class Recording:
         self.positions[key] = offset
         self.seeks.append((key, offset))
 
+    def consumed(self) -> dict[Key, int]:
+        """The positions of the assigned partitions: what a bare commit commits."""
+        return {k: self.position(k) for k in self.assigned}
+
     def commit(self, offsets: Mapping[Key, int] | None) -> dict[Key, int]:
         """Commit ``offsets``, or (bare) the positions of every assigned partition.
 
@@ -67,9 +71,7 @@ class Recording:
         and is not recorded, as in the clients; any other commit while fenced raises
         :class:`Fenced`.
         """
-        done = (
-            dict(offsets) if offsets is not None else {k: self.position(k) for k in self.assigned}
-        )
+        done = dict(offsets) if offsets is not None else self.consumed()
         if not done:  # kafka-python commits an empty dict as a no-op too
             return done
         if self.fenced:

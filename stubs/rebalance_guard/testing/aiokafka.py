@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from aiokafka.errors import CommitFailedError, IllegalStateError
-from aiokafka.structs import OffsetAndTimestamp, TopicPartition
+from aiokafka.structs import OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
 from aiokafka.util import commit_structure_validate
 
 from rebalance_guard.aiokafka import RebalanceListener, _GuardedListener
@@ -137,8 +137,17 @@ class ListenerHarness(AsyncDriver[TopicPartition]):
         return _tp(key)
 
     def _sync_subscription(self) -> None:
-        assigned = self.recording.assigned
-        self.consumer._subscription.subscription.assignment = object() if assigned else None
+        """aiokafka's ``Assignment`` while anything is assigned: the consumed positions."""
+        consumed = self.recording.consumed
+        self.consumer._subscription.subscription.assignment = (
+            SimpleNamespace(
+                all_consumed_offsets=lambda: {
+                    _tp(k): OffsetAndMetadata(o, "") for k, o in consumed().items()
+                }
+            )
+            if self.recording.assigned
+            else None
+        )
 
     async def _step(self, event: Event, keys: list[Key]) -> None:
         partitions = frozenset(_tp(k) for k in keys)

@@ -58,6 +58,17 @@ class RecordingConsumer(JavaStyleConsumer):
     _closed = False
     not_assigned = IllegalStateError
 
+    @property
+    def _subscription(self) -> Any:
+        """kafka-python's ``SubscriptionState`` as far as the view reads it: the consumed
+        positions a bare commit commits (which the view books for its callback's record)."""
+        consumed = self.recording.consumed
+        return SimpleNamespace(
+            all_consumed_offsets=lambda: {
+                _tp(k): _offset_and_metadata(o) for k, o in consumed().items()
+            }
+        )
+
     def commit(self, offsets: Mapping[TopicPartition, OffsetAndMetadata] | None = None) -> None:
         rec = self._called("commit")
         self._commit(rec, offsets)
@@ -163,7 +174,9 @@ class ListenerHarness(SyncDriver[TopicPartition]):
         self.errors = Errors()
         # The runtime's dispatch, as set_rebalance_listener builds it; of the consumer state
         # it only calls keep(exc), which Errors provides.
-        self._dispatcher = _Dispatcher(self.consumer, listener, cast(_ConsumerState, self.errors))
+        self._dispatcher = _Dispatcher(
+            self.consumer, listener, cast(_ConsumerState, self.errors), protocol=protocol
+        )
 
     def to_key(self, partition: TopicPartition) -> Key:
         return (partition.topic, partition.partition)
