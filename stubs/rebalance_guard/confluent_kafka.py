@@ -304,7 +304,7 @@ class _Adapter:
         handler, label = self._handlers["on_partitions_assigned"]
         view = ConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
-            with live(view):
+            with live(view, partitions, listener=handler, protocol=self._protocol.name):
                 handler(partitions, view)
         finally:
             self._change(consumer, view._assignment_with_offsets(partitions), add=True)
@@ -329,7 +329,12 @@ class _Adapter:
         handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
         try:
             view = ConfluentRebalanceView(consumer, label)
-            with live(view._lose(partitions) if lost else view):
+            with live(
+                view._lose(partitions) if lost else view,
+                partitions,
+                listener=handler,
+                protocol=self._protocol.name,
+            ):
                 handler(partitions, view)
         finally:
             self._change(consumer, partitions, add=False)

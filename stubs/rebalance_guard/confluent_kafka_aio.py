@@ -355,7 +355,7 @@ class _Adapter:
         handler, label = self._handlers["on_partitions_assigned"]
         view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
-            with awaited(view):
+            with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
                 await _settle(handler(partitions, view))
         finally:
             await self._change(consumer, view._assignment_with_offsets(partitions), add=True)
@@ -370,7 +370,7 @@ class _Adapter:
             view = AIOConfluentRebalanceView(consumer, label)
             if event == "on_partitions_lost":
                 view._lose(partitions)
-            with awaited(view):
+            with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
                 await _settle(handler(partitions, view))
         finally:
             await self._change(consumer, partitions, add=False)
