@@ -207,6 +207,7 @@ class Timing:
         event = next((e for e in EVENTS if label.endswith(e)), label)
         partitions = sorted(_name(p) for p in self._partitions or ())
         count = "unknown" if self._partitions is None else str(len(partitions))
+        count += " partition" if count == "1" else " partitions"
         extra = {
             "rebalance_callback": label,
             "rebalance_client": self._client,
@@ -224,7 +225,7 @@ class Timing:
         if slow:
             LOGGER.log(
                 level,
-                "slow rebalance callback %s(): %.3f s for %s partitions (%s; warns over "
+                "slow rebalance callback %s(): %.3f s for %s (%s; warns over "
                 "%.3g s). Meanwhile %s; %s. It did: %s%s. Move slow work out of rebalance "
                 "callbacks, or raise the listener's %s.slow_after",
                 label, duration, count, where, settings.slow_after,
@@ -234,7 +235,7 @@ class Timing:
             return
         LOGGER.log(
             level,
-            "rebalance callback %s(): %.3f s for %s partitions [%s] (%s): %s%s",
+            "rebalance callback %s(): %.3f s for %s [%s] (%s): %s%s",
             label, duration, count, ", ".join(partitions), where, did, outcome,
             extra=extra,
         )  # fmt: skip
