@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from rebalance_lint.kinds import KINDS
 from rebalance_lint.rule_table import RULES
 from rebalance_lint.rules.rule import MIGRATE, Rule
 
@@ -29,31 +30,52 @@ def message_pattern(rule: Rule) -> str:
 def readme_table() -> str:
     """The markdown table that goes between the README markers."""
     rows = [
-        "| code | message | fixable |",
-        "|---|---|---|",
+        "| code | kind | message | fixable |",
+        "|---|---|---|---|",
     ]
     for rule in RULES:
         message = "`" + message_pattern(rule).replace("|", "\\|") + "`"
         fixable = "yes (`rebalance-guard migrate`)" if rule.has_codemod else "no"
-        rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | {message} | {fixable} |")
+        rows.append(
+            f"| [{rule.code}](docs/rules/{rule.code}.md) | {rule_kinds(rule)} | {message} "
+            f"| {fixable} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def rule_kinds(rule: Rule) -> str:
+    """The kinds a rule's findings can have, most urgent first: ``bug, advice``."""
+    kinds = {case.kind for case in rule.kinds.values()}
+    return ", ".join(kind for kind in KINDS if kind in kinds)
+
+
+def kinds_section(rule: Rule) -> str:
+    """The rule's cases: which kind a finding gets when, and why (the rule table's words)."""
+    rows = ["| kind | when | why |", "|---|---|---|"]
+    rows.extend(
+        f"| {case.kind} | {case.when} | {case.why} |".replace("\n", " ")
+        for case in rule.kinds.values()
+    )
     return "\n".join(rows) + "\n"
 
 
 def rule_page(rule: Rule) -> str:
     """One rule's documentation page."""
-    kind = (
-        "migration advice; off by default in flake8 (`--extend-select=KRB2`), reported by "
-        "`rebalance-guard check` unless `--select=KRB1`"
+    default = (
+        "off by default in flake8 (`--extend-select=KRB2`), reported by `rebalance-guard check`"
         if rule.is_migration_advice
-        else "bug, on by default"
+        else "on by default"
     )
     fixable = "yes: `rebalance-guard migrate`" if rule.has_codemod else "no"
     return (
         f"<!-- generated from the rule in rebalance_lint.rules; do not edit by hand -->\n"
         f"# {rule.code}: {rule.name}\n\n"
-        f"Kind: {kind}. Fixable: {fixable}.\n\n"
+        f"Kind: {rule_kinds(rule)} (see below); {default}. Fixable: {fixable}.\n\n"
         f"Message:\n\n```text\n{rule.code} {message_pattern(rule)}\n```\n\n"
         f"## Why\n\n{rule.rationale}\n\n"
+        f"## Kind\n\nEach finding is a bug (misbehaves today), a risk (breaks under the "
+        f"condition named) or advice (KIP-1306 migration); SARIF, annotations, "
+        f"`--fail-on` and the fleet report follow it.\n\n{kinds_section(rule)}\n"
         f"## Bad\n\n{_code_blocks(rule.invalid)}"
         f"## Good\n\n{_code_blocks(rule.valid)}"
         f"## Fix\n\n{rule.fix}\n\n"

@@ -48,6 +48,7 @@ def _finding(hit: Hit) -> Finding:
         code=hit.code,
         message=hit.rule.message(hit.fixable, **hit.fields),
         fixable=hit.fixable,
+        kind=hit.kind,
     )
 
 

@@ -25,16 +25,30 @@ FileStatus = Literal[
     "symlink_outside",
 ]
 
+#: What a finding means for the team reading it (DESIGN.md, "Each finding has a kind"): a
+#: *bug* misbehaves today on the client it targets, a *risk* works today and breaks under a
+#: condition its rule names, *advice* is the KIP-1306 migration (works today; the view does
+#: it differently). The rule that fires decides it from the facts it sees
+#: (:class:`rebalance_lint.rules.rule.KindCase`); :mod:`rebalance_lint.kinds` is how every
+#: output reads it.
+Kind = Literal["bug", "risk", "advice"]
+
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One rule hit. ``line`` is 1-based, ``col`` 0-based (as ``ast``); flake8 adds 1 itself."""
+    """One rule hit. ``line`` is 1-based, ``col`` 0-based (as ``ast``); flake8 adds 1 itself.
+
+    ``kind`` is the rule's decision for this hit; every finding the engine reports has one.
+    It is None only on findings built to ask whether a ``# noqa`` comment covers a code
+    (:func:`rebalance_lint.noqa.without_suppressed` reads line and code alone).
+    """
 
     line: int
     col: int
     code: str
     message: str
     fixable: bool
+    kind: Kind | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import tokenize
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPECTED = re.compile(r"\b(KRB\d{3}): (\d+)")
+EXPECTED = re.compile(r"\b(KRB\d{3}): (\d+)(?: (bug|risk|advice)\b)?")
 
 
 def expected_findings(source: bytes) -> set[tuple[int, int, str]]:
@@ -18,6 +18,19 @@ def expected_findings(source: bytes) -> set[tuple[int, int, str]]:
     for number, line in enumerate(source.decode(encoding).splitlines(), start=1):
         _, hash_, comment = line.partition("#")
         if hash_:
-            for code, col in EXPECTED.findall(comment):
+            for code, col, _kind in EXPECTED.findall(comment):
                 out.add((number, int(col), code))
+    return out
+
+
+def expected_kinds(source: bytes) -> dict[tuple[int, int, str], str]:
+    """The kind written after the column (``# KRB110: 4 advice``), where one is written."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    out: dict[tuple[int, int, str], str] = {}
+    for number, line in enumerate(source.decode(encoding).splitlines(), start=1):
+        _, hash_, comment = line.partition("#")
+        if hash_:
+            for code, col, kind in EXPECTED.findall(comment):
+                if kind:
+                    out[number, int(col), code] = kind
     return out

@@ -21,9 +21,34 @@ from rebalance_lint.rules.rule import MIGRATE, Rule
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_fourteen_codes_in_order() -> None:
+def test_fifteen_codes_in_order() -> None:
     codes = [rule.code for rule in RULES]
-    assert codes == [f"KRB1{n:02d}" for n in range(1, 12)] + ["KRB201", "KRB202", "KRB203"]
+    assert codes == [f"KRB1{n:02d}" for n in range(1, 13)] + ["KRB201", "KRB202", "KRB203"]
+
+
+def test_every_rule_states_its_kinds_with_reasons() -> None:
+    """Each case names a kind, when it applies and why; the migration codes are advice only."""
+    for rule in RULES:
+        assert rule.kinds, rule.code
+        for case in rule.kinds.values():
+            assert case.kind in ("bug", "risk", "advice") and case.when and case.why, rule.code
+        if rule.is_migration_advice:
+            assert {case.kind for case in rule.kinds.values()} == {"advice"}, rule.code
+
+
+def test_a_hit_must_name_its_case_when_the_rule_has_several() -> None:
+    import ast
+
+    from rebalance_lint.rule_table import BY_CODE
+
+    node = ast.parse("x").body[0]
+    assert BY_CODE["KRB103"].hit(node).kind == "bug"
+    assert BY_CODE["KRB110"].hit(node, case="eager").kind == "advice"
+    assert BY_CODE["KRB110"].hit(node, case="plain_under_incremental").kind == "bug"
+    with pytest.raises(AssertionError):
+        BY_CODE["KRB110"].hit(node)
+    with pytest.raises(AssertionError):
+        BY_CODE["KRB110"].hit(node, case="no such case")
 
 
 def test_every_rule_is_collected_with_its_checks() -> None:

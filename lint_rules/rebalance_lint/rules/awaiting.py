@@ -16,11 +16,18 @@ from rebalance_lint.analysis.clients import (
     wraps_only_keyword_callbacks,
 )
 from rebalance_lint.analysis.model import Analysis, Callback, Effect, Registration
-from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
+from rebalance_lint.rules.rule import Hit, KindCase, Rule, dropped_coroutine
 
 COROUTINE_NOT_AWAITED = Rule(
     code="KRB106",
     name="consumer-coroutine-not-awaited",
+    kinds={
+        "dropped": KindCase(
+            "bug",
+            "a consumer coroutine called and not awaited (aiokafka, AIOConsumer)",
+            "the call never runs: nothing is committed, moved or paused.",
+        ),
+    },
     template=(
         "{method}() returns a coroutine that {callback} never awaits: the {effect} "
         "silently never happens; {fix}"
@@ -93,6 +100,14 @@ async def main():
 POSITIONAL_COROUTINE_CALLBACK = Rule(
     code="KRB111",
     name="positional-coroutine-callback",
+    kinds={
+        "positional": KindCase(
+            "bug",
+            "an `async def` callback passed positionally to `AIOConsumer.subscribe()`",
+            "confluent-kafka wraps only keyword callbacks: this one is called, never "
+            "awaited, and never runs.",
+        ),
+    },
     template=(
         "async def {callback} is passed positionally to AIOConsumer.subscribe() as {role}: "
         "confluent-kafka wraps only keyword callbacks, so this one is called, never awaited, "

@@ -7,11 +7,21 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import KAFKA_PYTHON_BLOCKING
 from rebalance_lint.analysis.model import Analysis, Callback, Effect
-from rebalance_lint.rules.rule import Hit, Rule
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 BLOCKING_CALL_ON_IO_THREAD = Rule(
     code="KRB105",
     name="blocking-call-on-injected-kafka-python-consumer",
+    kinds={
+        "kafka_python_3": KindCase(
+            "risk",
+            "a blocking call on the consumer a synchronous kafka-python listener was given",
+            "it works on kafka-python 2, which runs listeners on the polling thread, and "
+            "raises `RuntimeError` on kafka-python 3, which runs them on its IO thread. The "
+            "code does not say which major it runs on (requirements files do), so the "
+            "finding names kafka-python 3 as its condition.",
+        ),
+    },
     template=(
         "blocking {method}() on an injected kafka-python consumer inside {callback}: "
         "kafka-python 3 runs listeners on its IO thread and raises RuntimeError; "
@@ -65,6 +75,15 @@ class Listener(RebalanceListener):
 BLOCKING_WORK_IN_CALLBACK = Rule(
     code="KRB108",
     name="blocking-work-in-callback",
+    kinds={
+        "blocking": KindCase(
+            "risk",
+            "sleeping or synchronous I/O in a rebalance callback",
+            "it works while the work is short; it breaks the rebalance when it lasts longer "
+            "than the group allows (`max.poll.interval.ms`; the session timeout where the "
+            "callback also holds heartbeats: kafka-python 3, aiokafka, asyncio code).",
+        ),
+    },
     template=(
         "{call}() blocks inside {callback}: {why}; "
         "keep rebalance callbacks short and move slow work out of them"

@@ -8,11 +8,19 @@ from rebalance_lint.analysis.clients import COMMITS, is_confluent
 from rebalance_lint.analysis.fixes import asynchronous_commit, harmless_on_loss
 from rebalance_lint.analysis.migration import is_fixable
 from rebalance_lint.analysis.model import Analysis, Callback, Effect
-from rebalance_lint.rules.rule import Hit, Rule, dropped_coroutine
+from rebalance_lint.rules.rule import Hit, KindCase, Rule, dropped_coroutine
 
 ASYNC_COMMIT_ON_REVOKE = Rule(
     code="KRB103",
     name="async-commit-on-revoke",
+    kinds={
+        "revoke": KindCase(
+            "bug",
+            "an asynchronous commit in a callback that runs on revocation, on every client",
+            "nothing waits for it: the next owner can start from the previous offset before "
+            "it lands, and records are processed twice.",
+        ),
+    },
     template=(
         "asynchronous commit ({what}) in {callback}: it can land after the partitions "
         "moved to another member (duplicates); commit synchronously ({fix})"
@@ -72,6 +80,22 @@ c.subscribe(["orders"], on_revoke=on_revoke, on_lost=lambda consumer, partitions
 COMMIT_ON_LOST = Rule(
     code="KRB104",
     name="commit-on-lost",
+    kinds={
+        "lost": KindCase(
+            "bug",
+            "the commit runs only when partitions are lost (`on_partitions_lost`, a function "
+            "passed only as `on_lost=`, or a helper reached only from one)",
+            "it runs only when partitions are lost, and then always fails: they belong to "
+            "another member.",
+        ),
+        "fallthrough": KindCase(
+            "risk",
+            "the commit runs on revocation and also on loss (no lost override, the same "
+            "function passed as `on_revoke=` and `on_lost=`, confluent without `on_lost=`)",
+            "it commits correctly on every revocation and fails only when partitions are "
+            "lost (session timeout, fencing): the condition the message names.",
+        ),
+    },
     template=(
         "{method} in {callback}, which runs when partitions are lost{via}: they are "
         "already owned by another member and this commit fails (only a bare commit on the "
@@ -193,6 +217,7 @@ def commit_on_lost(effect: Effect, callback: Callback, analysis: Analysis) -> It
         fix = "drop the commit (commit on revoke, not on loss)"
     yield COMMIT_ON_LOST.hit(
         effect.anchor,
+        case="fallthrough" if "revoked" in callback.kinds else "lost",
         fixable=is_fixable(effect.anchor, analysis, COMMIT_ON_LOST.code),
         method=f"{effect.name}()",
         callback=effect.label(callback.label),

@@ -7,11 +7,26 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.model import Analysis, Callback, Effect, dotted
 from rebalance_lint.analysis.walk import body_nodes, nested_nodes
-from rebalance_lint.rules.rule import Hit, Rule
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 CONSUMER_ESCAPES_CALLBACK = Rule(
     code="KRB102",
     name="consumer-escapes-callback",
+    kinds={
+        "view": KindCase(
+            "risk",
+            "the rebalance_guard view a listener receives is kept",
+            "the view expires when the callback returns: any use of what was kept after "
+            "that raises `RebalanceViewExpiredError` (a use during the callback still works).",
+        ),
+        "consumer": KindCase(
+            "advice",
+            "the consumer a raw confluent-kafka callback receives is kept",
+            "confluent passes the application's own consumer, so keeping it changes nothing "
+            "today; once the callback takes the KIP-1306 view, the kept object expires with "
+            "the callback. Keep the data, not the consumer, before migrating.",
+        ),
+    },
     template=(
         "the {what} escapes {callback} ({how}); it is valid only while the callback "
         "runs: keep the data (partitions, offsets), not the consumer"
@@ -144,8 +159,9 @@ def stored(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterator[Hi
             how = f"stored in global {target.id}"
         if how is not None:
             yield CONSUMER_ESCAPES_CALLBACK.hit(
-                node, what=_what(callback), callback=callback.label, how=how
-            )
+                node, case=_case(callback), what=_what(callback), callback=callback.label,
+                how=how,
+            )  # fmt: skip
 
 
 @CONSUMER_ESCAPES_CALLBACK.in_callbacks(ast.Call)
@@ -170,8 +186,12 @@ def handed_off(node: ast.AST, callback: Callback, analysis: Analysis) -> Iterato
     values = [*node.args, *(kw.value for kw in node.keywords)]
     if any(_holds(v, names, closures, deferred) for v in values):
         yield CONSUMER_ESCAPES_CALLBACK.hit(
-            node, what=_what(callback), callback=callback.label, how=how
+            node, case=_case(callback), what=_what(callback), callback=callback.label, how=how
         )
+
+
+def _case(callback: Callback) -> str:
+    return "view" if callback.api == "guard" else "consumer"
 
 
 def _what(callback: Callback) -> str:
@@ -187,6 +207,6 @@ def stored_through_a_call(effect: Effect, callback: Callback, analysis: Analysis
     """
     if effect.kind == "store" and effect.via:
         yield CONSUMER_ESCAPES_CALLBACK.hit(
-            effect.anchor, what=_what(callback), callback=effect.label(callback.label),
-            how=effect.name,
+            effect.anchor, case=_case(callback), what=_what(callback),
+            callback=effect.label(callback.label), how=effect.name,
         )  # fmt: skip

@@ -6,12 +6,24 @@ import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.model import Analysis, Callback, MethodCall, Registration, dotted
+from rebalance_lint.analysis.protocols import group_protocol
 from rebalance_lint.analysis.walk import body_nodes
-from rebalance_lint.rules.rule import Hit, Rule
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 PAUSE_WITHOUT_REPAUSE = Rule(
     code="KRB107",
     name="pause-without-repause-on-assign",
+    kinds={
+        "eager": KindCase(
+            "bug",
+            "a kafka-python or aiokafka consumer whose file does not select an incremental "
+            "protocol",
+            "eager is both clients' default (aiokafka has nothing else): the next rebalance "
+            "resumes the paused partitions. Files that mention cooperative-sticky are "
+            "exempt, so a consumer configured elsewhere with cooperative-sticky is the one "
+            "false report this rule can make; `# noqa: KRB107` says so on the line.",
+        ),
+    },
     template=(
         "pause() on a group-subscribed consumer and no assigned callback pauses again: "
         "an eager rebalance drops pause state and the partitions start flowing; "
@@ -74,8 +86,6 @@ consumer.pause(*consumer.assignment())
     ),
 )
 
-#: Protocols that keep pause state across rebalances for retained partitions.
-_INCREMENTAL_MARKERS = ("ooperative", "group.protocol", "group_protocol")
 #: librdkafka keeps a partition's pause flag across unassign/assign and eager rebalances
 #: (reproduced against the test broker with confluent-kafka 2.16), so its pauses survive.
 _KEEPS_PAUSE = frozenset({"confluent", "confluent_aio"})
@@ -132,8 +142,8 @@ def _in_callback(call: MethodCall, analysis: Analysis) -> bool:
 
 @PAUSE_WITHOUT_REPAUSE.per_file
 def pause_without_repause(analysis: Analysis) -> Iterator[Hit]:
-    if not analysis.pauses or any(m in analysis.text for m in _INCREMENTAL_MARKERS):
-        return
+    if not analysis.pauses or group_protocol(analysis) == "incremental":
+        return  # kept partitions stay paused under incremental protocols
     for pause in analysis.pauses:
         if not any(_same_consumer(s, pause) for s in analysis.subscribes):
             continue

@@ -6,11 +6,23 @@ from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import FORBIDDEN
 from rebalance_lint.analysis.model import Analysis, Callback, Effect
-from rebalance_lint.rules.rule import Hit, Rule
+from rebalance_lint.analysis.protocols import group_protocol
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 FORBIDDEN_CONSUMER_CALL = Rule(
     code="KRB101",
     name="forbidden-consumer-call-in-callback",
+    kinds={
+        "call": KindCase(
+            "bug",
+            "any of these calls on a consumer inside a rebalance callback, on every client",
+            "none of them can do what it says from inside the rebalance: kafka-python 3 raises "
+            "RuntimeError for the blocking ones on its IO thread and IllegalStateError for "
+            "`assign()` on a subscribed consumer, a re-entrant `poll()` re-enters the group "
+            "protocol, `close()` leaves the group mid-rebalance and `wakeup()` makes the "
+            "`poll()` running the callback raise. Java's consumer refuses them (KIP-1306).",
+        ),
+    },
     template=(
         "{method} on the consumer inside {callback} {why}; "
         "do it outside the callback (not on the rebalance view)"
@@ -54,15 +66,64 @@ c.subscribe(["orders"], on_revoke=on_revoke)
 ASSIGN_IN_CONFLUENT_ON_ASSIGN = Rule(
     code="KRB110",
     name="assign-inside-confluent-on-assign",
-    template=(
-        "{method}() inside confluent callback {callback}: under KIP-1306 the client owns "
-        "the assignment; {fix}"
-    ),
+    kinds={
+        "eager": KindCase(
+            "advice",
+            "`assign()`/`unassign()` and the file configures its consumer with an eager "
+            "strategy or none (librdkafka's default `range,roundrobin`)",
+            "confluent's documented way to set start offsets; it works. Under KIP-1306 the "
+            "client owns the assignment and offsets are set with `seek()` on the view.",
+        ),
+        "eager_unseen": KindCase(
+            "advice",
+            "`assign()`/`unassign()` and the consumer's configuration is not in the file "
+            "(built from the environment or a file, `**` spread, another module)",
+            "right under librdkafka's default eager protocol, which is what code written "
+            "with plain `assign()` expects; if the configuration elsewhere selects "
+            "cooperative-sticky or `group.protocol=consumer`, librdkafka refuses it (then a "
+            "bug the rule cannot see).",
+        ),
+        "incremental": KindCase(
+            "advice",
+            "`incremental_assign()`/`incremental_unassign()` and the file selects "
+            "cooperative-sticky or `group.protocol=consumer`",
+            "the documented call for incremental protocols; it works. The view offers "
+            "`seek()` instead.",
+        ),
+        "incremental_unseen": KindCase(
+            "risk",
+            "`incremental_assign()`/`incremental_unassign()` and the consumer's configuration "
+            "is not in the file",
+            "right only if the configuration elsewhere selects cooperative-sticky or "
+            "`group.protocol=consumer`; under librdkafka's default eager protocol it is "
+            "refused (`_STATE`) and the partitions are not assigned.",
+        ),
+        "plain_under_incremental": KindCase(
+            "bug",
+            "`assign()`/`unassign()` and the file selects cooperative-sticky or "
+            "`group.protocol=consumer`",
+            "librdkafka refuses a full assignment under an incremental protocol (`_STATE`; "
+            "confluent-kafka-python #1040; KIP-848 allows only incremental calls): the "
+            "start offsets are never set.",
+        ),
+        "incremental_under_eager": KindCase(
+            "bug",
+            "`incremental_assign()`/`incremental_unassign()` and the file configures its "
+            "consumer with an eager strategy or none",
+            "librdkafka refuses an incremental assignment under an eager protocol (`_STATE`): "
+            "the start offsets are never set.",
+        ),
+    },
+    template=("{method}() inside confluent callback {callback}: {why}; {fix}"),
     rationale=(
         "Raw confluent-kafka code sets start offsets by calling `assign()` or "
         "`incremental_assign()` from `on_assign`; that works on confluent but not on the "
         "KIP-1306 view, where assignment belongs to the client and offsets are set with "
-        "`seek()`. A separate code, so teams staying on raw confluent can disable it."
+        "`seek()`. librdkafka takes only one of the two calls, by protocol: `assign()` under "
+        "the eager protocols (its default), `incremental_assign()` under cooperative-sticky "
+        "and KIP-848's `group.protocol=consumer`; the wrong one is refused with `_STATE` and "
+        "the partitions are not assigned. A separate code, so teams staying on raw "
+        "confluent can disable it."
     ),
     fix=(
         "Set start offsets with `seek()` on the rebalance_guard view; the adapter assigns"
@@ -140,13 +201,54 @@ def forbidden_call(effect: Effect, callback: Callback, analysis: Analysis) -> It
     )
 
 
+_KIP_1306 = "works on confluent, but under KIP-1306 the client owns the assignment"
+#: Per case: what is wrong, and the fix when it is not the migration's.
+_ASSIGNMENT_TEXT = {
+    "eager": (_KIP_1306, ""),
+    "eager_unseen": (_KIP_1306, ""),
+    "incremental": (_KIP_1306, ""),
+    "incremental_unseen": (
+        "right only if the consumer's configuration, not in this file, selects "
+        "cooperative-sticky or group.protocol=consumer; librdkafka's default eager protocol "
+        "refuses it",
+        "",
+    ),
+    "plain_under_incremental": (
+        "librdkafka refuses it under the incremental protocol this file selects "
+        "(cooperative-sticky or group.protocol=consumer)",
+        "call incremental_{method}() here, or move to the rebalance view",
+    ),
+    "incremental_under_eager": (
+        "librdkafka refuses it under the eager protocol this file's consumer uses (no "
+        "cooperative-sticky, no group.protocol=consumer)",
+        "call {plain}() here (or configure cooperative-sticky), or move to the rebalance view",
+    ),
+}
+
+
+def _assignment_case(method: str, analysis: Analysis) -> str:
+    """KRB110's case: the call against the protocol the file shows (eager unless it says)."""
+    incremental_call = method.startswith("incremental_")
+    protocol = group_protocol(analysis)
+    if protocol == "unseen":
+        return "incremental_unseen" if incremental_call else "eager_unseen"
+    if protocol == "incremental":
+        return "incremental" if incremental_call else "plain_under_incremental"
+    return "incremental_under_eager" if incremental_call else "eager"
+
+
 @ASSIGN_IN_CONFLUENT_ON_ASSIGN.on_effects
 def confluent_assignment(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     method = _forbidden_method(effect)
     if method is not None and _confluent_assignment(method, callback):
+        case = _assignment_case(method, analysis)
+        why, fix = _ASSIGNMENT_TEXT[case]
         yield ASSIGN_IN_CONFLUENT_ON_ASSIGN.hit(
             effect.anchor,
+            case=case,
             method=method,
             callback=effect.label(callback.label),
-            fix=_CONFLUENT_ASSIGNMENT[method],
+            why=why,
+            fix=fix.format(method=method, plain=method.removeprefix("incremental_"))
+            or _CONFLUENT_ASSIGNMENT[method],
         )

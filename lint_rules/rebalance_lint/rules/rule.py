@@ -6,6 +6,11 @@ A rule family module defines :class:`Rule` objects and registers their checks on
 consumer, directly or through calls: :mod:`rebalance_lint.analysis.effects`), and
 ``@RULE.per_file`` for one that reads the whole :class:`Analysis` once. Checks yield
 :class:`Hit`; :mod:`rebalance_lint.rule_table` collects every rule of every module.
+
+Each rule also carries its kinds (:class:`KindCase`): which kind (bug, risk, advice) a hit
+gets in which case, and why. A check that can fire in more than one case names the case the
+facts show (``RULE.hit(node, case="eager", ...)``); the kind is read off the rule, never
+decided in a check or in a writer.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rebalance_lint.analysis.clients import COROUTINE_METHODS
 from rebalance_lint.analysis.model import Analysis, Callback, Effect, Hop
+from rebalance_lint.report import Kind
 
 #: The suffix of every message whose finding ``rebalance-guard migrate`` can fix.
 MIGRATE = "(fixable: rebalance-guard migrate)"
@@ -27,6 +33,19 @@ EffectCheck = Callable[[Effect, Callback, Analysis], Iterable["Hit"]]
 FileCheck = Callable[[Analysis], Iterable["Hit"]]
 
 
+@dataclass(frozen=True)
+class KindCase:
+    """One case of a rule: the kind its hits get, the facts that select it, and why.
+
+    ``when`` and ``why`` are printed on the rule's page (``docs/rules/KRBnnn.md``), so a
+    reader can check each finding against the case it claims.
+    """
+
+    kind: Kind
+    when: str
+    why: str
+
+
 @dataclass(frozen=True, eq=False)
 class Rule:
     """One KRB code. ``template`` is ``str.format``-ed with a hit's fields.
@@ -34,7 +53,8 @@ class Rule:
     ``invalid`` examples must trigger the rule and ``valid`` ones must not (a test runs
     them); the docs pages and the README table are generated from these fields.
     ``has_codemod`` says that ``rebalance-guard migrate`` handles this code at all; whether
-    one hit is fixable is the hit's own :attr:`Hit.fixable`.
+    one hit is fixable is the hit's own :attr:`Hit.fixable`. ``kinds`` names the rule's
+    cases (:class:`KindCase`); a rule with one case needs no case named at :meth:`hit`.
     """
 
     code: str
@@ -44,6 +64,7 @@ class Rule:
     fix: str
     invalid: tuple[str, ...]
     valid: tuple[str, ...]
+    kinds: dict[str, KindCase]
     has_codemod: bool = False
     callback_checks: dict[type[ast.AST], list[CallbackCheck]] = field(
         default_factory=dict, repr=False
@@ -53,7 +74,9 @@ class Rule:
 
     @property
     def is_migration_advice(self) -> bool:
-        """KRB2xx advise the migration (off by default in flake8); KRB1xx are bugs."""
+        """KRB2xx are the migration codes, off by default in flake8 (``--extend-select=KRB2``).
+
+        Which kind a finding is comes from :attr:`kinds`, never from the code's prefix."""
         return self.code.startswith("KRB2")
 
     def in_callbacks(self, *node_types: type[ast.AST]) -> Callable[[CallbackCheck], CallbackCheck]:
@@ -87,10 +110,21 @@ class Rule:
         self.file_checks.append(check)
         return check
 
-    def hit(self, node: ast.AST, *, fixable: bool = False, **fields: str) -> Hit:
-        """This rule firing at ``node`` with the template's ``fields``."""
+    def hit(
+        self, node: ast.AST, *, fixable: bool = False, case: str | None = None, **fields: str
+    ) -> Hit:
+        """This rule firing at ``node`` in ``case`` (the only one when it has one) with the
+        template's ``fields``."""
         assert not fixable or self.has_codemod, f"{self.code} has no codemod to fix it"
-        return Hit(node, self, fields, fixable)
+        if case is None:
+            assert len(self.kinds) == 1, f"{self.code} has several cases: name one"
+            case = next(iter(self.kinds))
+        assert case in self.kinds, f"{self.code} has no case {case!r}"
+        return Hit(node, self, fields, fixable, case)
+
+    def kind(self, case: str) -> Kind:
+        """The kind of this rule's hits in ``case``: the one place a kind is decided."""
+        return self.kinds[case].kind
 
     def message(self, fixable: bool = False, **fields: Any) -> str:
         """The finding's one-line message; a fixable one ends with how to fix it."""
@@ -106,10 +140,15 @@ class Hit:
     rule: Rule
     fields: dict[str, str] = field(default_factory=dict)
     fixable: bool = False
+    case: str = ""
 
     @property
     def code(self) -> str:
         return self.rule.code
+
+    @property
+    def kind(self) -> Kind:
+        return self.rule.kind(self.case)
 
 
 def dropped_coroutine(effect: Effect, callback: Callback) -> bool:
@@ -196,5 +235,5 @@ def _as_reached(
         if given in forms:
             if given not in labels:
                 labels[given] = reached_label(helper, analysis, forms[given])
-            hit = Hit(hit.node, hit.rule, {**hit.fields, "callback": labels[given]}, hit.fixable)
+            hit = replace(hit, fields={**hit.fields, "callback": labels[given]})
         yield hit

@@ -14,11 +14,19 @@ from rebalance_lint.analysis.model import (
     partitionish,
     signature,
 )
-from rebalance_lint.rules.rule import Hit, Rule
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 CALLBACK_SIGNATURE = Rule(
     code="KRB109",
     name="callback-signature",
+    kinds={
+        "signature": KindCase(
+            "bug",
+            "a callback whose parameters do not match how its client calls it",
+            "the first rebalance raises TypeError, or the callback gets the consumer where "
+            "it expects the partitions.",
+        ),
+    },
     template="{callback} has the wrong signature for {client}: {problem}; {fix}",
     rationale=(
         "Each client calls its callbacks with fixed arguments: kafka-python and aiokafka "

@@ -24,7 +24,7 @@ def follow_helpers(draft: Draft) -> None:
         for node in body_nodes(caller.func):
             if not isinstance(node, ast.Call):
                 continue
-            found = _callee(draft, caller, node.func)
+            found = callee_of(draft, caller, node.func)
             if found is None:
                 continue
             func, is_method = found
@@ -55,7 +55,7 @@ def follow_helpers(draft: Draft) -> None:
                     add_kind(callee, kind, via or f" (called from {caller.label})", fallthrough)
 
 
-def _callee(draft: Draft, caller: Callback, func: ast.expr) -> tuple[FunctionNode, bool] | None:
+def callee_of(draft: Draft, caller: Callback, func: ast.expr) -> tuple[FunctionNode, bool] | None:
     """The function or ``self`` method a call in ``caller`` names (not ``caller`` itself)."""
     if isinstance(func, ast.Name):
         found = caller.scope.lookup_function(func.id)
