@@ -3,10 +3,15 @@
 It lives in a package of its own that no other package imports, so the package graph runs
 one way (stubs <- lint <- codemods <- scan <- this). Each subcommand's module is imported
 only when used: ``check`` never loads libcst and nothing but ``scan`` loads pyspark.
+
+``pip install rebalance-guard`` brings no third-party dependency (production consumers
+install it for the views); LibCST comes with the ``codemods`` extra. What rewrites code
+(``migrate``, ``check --fix``, ``scan --diffs``) says which extra to install when it is missing.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +21,11 @@ if TYPE_CHECKING:
 
 USAGE = "usage: rebalance-guard {check,rule,migrate,scan} ..."
 
+#: What installs LibCST, which every command that rewrites code needs.
+CODEMODS_EXTRA = "rebalance-guard[codemods]"
+#: The commands that rewrite code, with the option that makes them do it ("": always).
+REWRITING = {"migrate": "", "check": "--fix", "scan": "--diffs"}
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
@@ -23,6 +33,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
+    option = REWRITING.get(command)
+    if option is not None and (not option or option in rest) and _no_libcst():
+        print(
+            f"rebalance-guard {command}{' ' + option if option else ''} rewrites code with "
+            f"LibCST, which is not installed: "
+            f"pip install '{CODEMODS_EXTRA}' (check without --fix and the flake8 plugin work "
+            f"without it)",
+            file=sys.stderr,
+        )
+        return 2
     if command == "check":
         from rebalance_lint.check_command import run as run_check
 
@@ -41,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_scan(rest)
     print(f"rebalance-guard: unknown command {command!r}\n{USAGE}", file=sys.stderr)
     return 2
+
+
+def _no_libcst() -> bool:
+    return importlib.util.find_spec("libcst") is None
 
 
 def _fixer() -> ApplyFixes:
