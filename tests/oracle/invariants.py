@@ -28,12 +28,16 @@ def tps(pairs: Any) -> set[TP]:
     return {(t, p) for t, p, *_ in pairs or ()}
 
 
+#: Steps that change the group; a callback's cause is the last of them started before it.
+CAUSES = ("join", "leave", "subscribe", "stall")
+
+
 @dataclass(frozen=True)
 class Callback:
-    """One callback entry of a trace, with the step it started in."""
+    """One callback entry of a trace, with the step that caused it."""
 
     raw: dict[str, Any]
-    step: dict[str, Any]
+    cause: dict[str, Any]  # {"join": "B"}, or {} before any
 
     @property
     def member(self) -> str:
@@ -62,29 +66,25 @@ class Callback:
     def ops(self, name: str | None = None) -> list[dict[str, Any]]:
         return [op for op in self.raw["ops"] if name is None or op["op"] == name]
 
-    @property
-    def leaving(self) -> bool:
-        """It ran inside this member's own graceful departure (its consumer's close)."""
-        return self.step_kind == "leave" and self.step["step"]["leave"] == self.member
-
-    @property
-    def step_kind(self) -> str:
-        return next(iter(self.step["step"])) if self.step else ""
+    def caused_by(self, step: str, own: bool) -> bool:
+        """Caused by a ``step`` of this member (own) or of another one."""
+        return step in self.cause and (self.cause[step] == self.member) == own
 
     def __str__(self) -> str:
-        parts = sorted(self.partitions)
-        return f"{self.member} {self.kind}{parts} at {self.start:.0f} ms ({self.step_kind})"
+        cause = ", ".join(f"after {k} {v}" for k, v in self.cause.items())
+        return f"{self.member} {self.kind}{sorted(self.partitions)} at {self.start:.0f} ms {cause}"
 
 
 def callbacks(trace: Trace) -> list[Callback]:
-    steps = trace["steps"]
     out = []
     for raw in trace["callbacks"]:
-        step = {}
-        for candidate in steps:
-            if candidate["start"] <= raw["start"]:
-                step = candidate
-        out.append(Callback(raw, step))
+        cause: dict[str, Any] = {}
+        for step in trace["steps"]:
+            what = next(iter(step["step"]))
+            if what in CAUSES and step["start"] <= raw["start"]:
+                arg = step["step"][what]
+                cause = {what: arg["member"] if isinstance(arg, dict) else arg}
+        out.append(Callback(raw, cause))
     return sorted(out, key=lambda c: c.start)
 
 
@@ -168,7 +168,7 @@ def incremental_revokes_moved_only(trace: Trace) -> list[str]:
     return [
         f"{c}: revoked its whole assignment when another member joined"
         for c in _non_empty(trace, "revoked")
-        if c.step_kind == "join" and c.partitions == c.state("before", "assignment")
+        if c.caused_by("join", own=False) and c.partitions == c.state("before", "assignment")
     ]
 
 
@@ -367,9 +367,15 @@ def _outcome(ops: list[dict[str, Any]]) -> str | None:
 
 
 def lost_position(trace: Trace) -> str | None:
-    """position() of a lost partition during on_partitions_lost: ok or fails."""
+    """position() of a lost partition during on_partitions_lost: "readable" (an offset), "no
+    answer" (returns none) or "fails" (raises)."""
     lost = _first_lost(trace)
-    return None if lost is None else _outcome(lost.ops("position"))
+    if lost is None or not lost.ops("position"):
+        return None
+    answers = lost.ops("position")
+    if not all(o["ok"] for o in answers):
+        return "fails"
+    return "readable" if all(isinstance(o.get("value"), int) for o in answers) else "no answer"
 
 
 def lost_bare_commit(trace: Trace) -> str | None:
@@ -380,7 +386,7 @@ def lost_bare_commit(trace: Trace) -> str | None:
 
 def revoke_on_leave(trace: Trace) -> bool | None:
     """Does a graceful departure (close) run the revoked callback with the member's partitions?"""
-    leaves = [c for c in callbacks(trace) if c.leaving and c.kind == "revoked" and c.partitions]
+    leaves = [c for c in _non_empty(trace, "revoked") if c.caused_by("leave", own=True)]
     departures = {s["step"]["leave"] for s in trace["steps"] if "leave" in s["step"]}
     if not departures:
         return None

@@ -33,6 +33,11 @@ TIMING = {
 
 Trace = dict[str, Any]
 
+#: The steps and callback actions this runner knows: scenarios/schema.json lists the same, and
+#: so does the Java runner (``Oracle --format``); tests/oracle/test_format.py holds all three equal.
+STEPS = ("produce", "join", "leave", "subscribe", "stall", "resume", "settle", "drain")
+ACTIONS = ("position", "committed", "commit", "commit_processed", "seek", "pause")
+
 
 def scenario(name: str) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads((SCENARIOS / f"{name}.json").read_text())

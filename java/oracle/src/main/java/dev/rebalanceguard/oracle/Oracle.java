@@ -26,6 +26,13 @@ public final class Oracle {
     private Oracle() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--format")) { // what this runner reads
+            ObjectNode format = JSON.createObjectNode();
+            Run.STEPS.forEach(format.putArray("steps")::add);
+            Script.ACTIONS.forEach(format.putArray("actions")::add);
+            System.out.println(JSON.writeValueAsString(format));
+            return;
+        }
         if (args.length == 0 || args.length % 2 != 0) {
             System.err.println("usage: Oracle INSTANCE.json TRACE.json [INSTANCE.json TRACE.json ...]");
             System.exit(2);

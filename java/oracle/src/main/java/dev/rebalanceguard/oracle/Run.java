@@ -32,6 +32,9 @@ final class Run {
     static final Comparator<TopicPartition> ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The steps {@link #perform} knows (tests/oracle/scenarios/schema.json lists the same). */
+    static final List<String> STEPS =
+            List.of("produce", "join", "leave", "subscribe", "stall", "resume", "settle", "drain");
 
     record Processed(TopicPartition partition, long offset, long value) {}
 

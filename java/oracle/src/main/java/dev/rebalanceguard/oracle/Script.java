@@ -24,6 +24,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class Script {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The actions {@link #perform} knows (tests/oracle/scenarios/schema.json lists the same). */
+    static final List<String> ACTIONS =
+            List.of("position", "committed", "commit", "commit_processed", "seek", "pause");
 
     private final String member;
     private final JsonNode actions; // {"assigned": [...], "revoked": [...], "lost": [...]}
