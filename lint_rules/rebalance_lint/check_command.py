@@ -9,8 +9,12 @@ replaced atomically, then reports what remains, as ruff does. A finding that has
 is left alone and why is printed on stderr (``path:line: KRB103 not fixed: reason``); a file
 that cannot be parsed is not touched (its status is reported as without ``--fix``).
 
-Exit status: 0 nothing found (with ``--fix``: nothing left), 1 findings or files that could
-not be checked (or fixed), 2 usage error.
+``--fail-on bug|risk|advice`` (default ``advice``: any finding) sets which findings fail the
+run by their kind (:mod:`rebalance_lint.kinds`): ``bug`` fails on bugs only, ``risk`` on bugs
+and risks. Every selected finding is still reported; ``--select``/``--ignore`` choose codes.
+
+Exit status: 0 nothing found at or above ``--fail-on`` (with ``--fix``: nothing left), 1 such
+findings or files that could not be checked (or fixed), 2 usage error.
 Directories are searched for ``*.py`` without following symlinks out of them; a file that
 cannot be read is reported on its own line and the rest are still checked. Each directory
 is checked as one repository (:func:`rebalance_lint.check_repository`): listener classes,
@@ -27,8 +31,10 @@ from pathlib import Path
 
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.api import FileReport, Finding, check_repository, check_source
+from rebalance_lint.kinds import KINDS, at_least, count_kinds, describe_counts, parse_kind
 from rebalance_lint.output_formats import RENDERERS, render_statistics
 from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
+from rebalance_lint.report import Kind
 
 #: Applies a file's fix plan (LibCST, in ``rebalance_codemods``) and writes the file
 #: atomically: returns the file's bytes now and "", or the old bytes and why it was left alone.
@@ -41,7 +47,8 @@ FixerLoader = Callable[[], ApplyFixes]
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rebalance-guard check",
-        description="Check Python files for Kafka rebalance-callback bugs (KRB rules).",
+        description="Check Python files for Kafka rebalance-callback bugs, risks and migration "
+        "advice (KRB rules).",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument(
@@ -69,6 +76,14 @@ def _parser() -> argparse.ArgumentParser:
         "--ignore", type=_codes, default=(), metavar="CODES", help="codes or prefixes to skip"
     )
     parser.add_argument(
+        "--fail-on",
+        type=_kind,
+        default="advice",
+        metavar="KIND",
+        help=f"the least urgent kind of finding that fails the run: {', '.join(KINDS)} "
+        "(default advice: any finding; bug: bugs only; risk: bugs and risks)",
+    )
+    parser.add_argument(
         "--fix",
         action="store_true",
         help="apply the safe auto-fixes (KRB103, KRB104) first, then report what remains",
@@ -81,6 +96,13 @@ def _codes(value: str) -> tuple[str, ...]:
     if not all(c.startswith("KRB") for c in codes):
         raise argparse.ArgumentTypeError(f"not KRB codes: {value!r}")
     return codes
+
+
+def _kind(value: str) -> Kind:
+    try:
+        return parse_kind(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
@@ -168,7 +190,8 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
         for line in [*refused, *fix_problems]:
             sys.stderr.write(line + "\n")
     results: list[dict[str, object]] = []
-    checked = skipped = findings = problems = 0
+    checked = skipped = findings = problems = failing = 0
+    reported: list[Finding] = []
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():
@@ -208,6 +231,7 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
             )
             skipped += report.skipped
             findings += len(report.findings)
+            reported.extend(report.findings)
             problems += report.status != "ok"
             if report.findings or report.status != "ok":
                 results.append(
@@ -218,10 +242,14 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
                         "findings": [asdict(f) for f in report.findings],
                     }
                 )
+    kinds = count_kinds(reported)
+    failing = sum(n for kind, n in kinds.items() if at_least(kind, args.fail_on))
     summary = {
         "files_checked": checked,
         "files_skipped_no_kafka": skipped,
         "findings": findings,
+        **{f"findings_{kind}": n for kind, n in kinds.items()},
+        "findings_failing": failing,
         "files_not_checked": problems,
     }
     if args.fix:
@@ -237,6 +265,9 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
         )
     if args.output_format == "text" and (findings or problems):
         sys.stderr.write(
-            f"{findings} finding(s) in {checked} file(s); {problems} file(s) could not be checked\n"
+            f"{findings} finding(s) ({describe_counts(kinds)}) in {checked} file(s); "
+            f"{problems} file(s) could not be checked"
+            + (f"; {failing} at or above --fail-on {args.fail_on}" if failing != findings else "")
+            + "\n"
         )
-    return 1 if findings or problems or fix_problems else 0
+    return 1 if failing or problems or fix_problems else 0

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rebalance_lint.kinds import GITHUB_COMMAND, GITLAB_SEVERITY, KINDS, kind_of
 from rebalance_lint.rule_table import BY_CODE
 from rebalance_lint.sarif import build_sarif
 
@@ -26,13 +27,16 @@ def _findings(row: Row) -> list[Mapping[str, Any]]:
 
 
 def render_text(rows: Sequence[Row], summary: Summary) -> str:
-    """``path:line:col: CODE message``, one line per finding (col 1-based, as flake8)."""
+    """``path:line:col: CODE [kind] message``, one line per finding (col 1-based, as flake8)."""
     lines: list[str] = []
     for row in rows:
         if row["status"] != "ok":
             lines.append(f"{row['path']}: {row['status']}: {row['reason']}")
         for f in _findings(row):
-            lines.append(f"{row['path']}:{f['line']}:{f['col'] + 1}: {f['code']} {f['message']}")
+            lines.append(
+                f"{row['path']}:{f['line']}:{f['col'] + 1}: {f['code']} [{kind_of(f)}] "
+                f"{f['message']}"
+            )
     return "".join(line + "\n" for line in lines)
 
 
@@ -62,7 +66,7 @@ def github_command(command: str, properties: Mapping[str, object], message: str)
 
 
 def render_github(rows: Sequence[Row], summary: Summary) -> str:
-    """GitHub Actions annotations: KRB1xx as errors, KRB2xx (migration advice) as notices."""
+    """GitHub Actions annotations: bugs as errors, risks as warnings, advice as notices."""
     lines: list[str] = []
     for row in rows:
         path = str(row["path"])
@@ -75,9 +79,16 @@ def render_github(rows: Sequence[Row], summary: Summary) -> str:
                 )
             )
         for f in _findings(row):
-            command = "error" if f["code"].startswith("KRB1") else "notice"
-            properties = {"file": path, "line": f["line"], "col": f["col"] + 1, "title": f["code"]}
-            lines.append(github_command(command, properties, f"{f['code']} {f['message']}"))
+            kind = kind_of(f)
+            properties = {
+                "file": path,
+                "line": f["line"],
+                "col": f["col"] + 1,
+                "title": f"{f['code']} ({kind})",
+            }
+            lines.append(
+                github_command(GITHUB_COMMAND[kind], properties, f"{f['code']} {f['message']}")
+            )
     return "".join(line + "\n" for line in lines)
 
 
@@ -97,7 +108,7 @@ def render_gitlab(rows: Sequence[Row], summary: Summary) -> str:
                 _gitlab_issue(path, "rebalance-guard-not-checked", description, 1, "minor", seen)
             )
         for f in _findings(row):
-            severity = "major" if f["code"].startswith("KRB1") else "info"
+            severity = GITLAB_SEVERITY[kind_of(f)]
             description = f"{f['code']} {f['message']}"
             issues.append(_gitlab_issue(path, f["code"], description, f["line"], severity, seen))
     return json.dumps(issues, indent=2) + "\n"
@@ -132,27 +143,32 @@ RENDERERS: dict[str, Renderer] = {
 
 
 def statistics(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """Findings counted per code, most frequent first (as ``ruff --statistics``)."""
-    counts = Counter(f["code"] for row in rows for f in _findings(row))
-    fixable = {f["code"] for row in rows for f in _findings(row) if f["fixable"]}
+    """Findings counted per code and kind (a rule can give more than one), bugs first, then
+    risks, then advice, most frequent first within a kind (as ``ruff --statistics``)."""
+    counts = Counter((f["code"], kind_of(f)) for row in rows for f in _findings(row))
+    fixable = {(f["code"], kind_of(f)) for row in rows for f in _findings(row) if f["fixable"]}
     return [
         {
             "code": code,
+            "kind": kind,
             "name": BY_CODE[code].name if code in BY_CODE else "",
             "count": count,
-            "fixable": code in fixable,
+            "fixable": (code, kind) in fixable,
         }
-        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        for (code, kind), count in sorted(
+            counts.items(), key=lambda item: (KINDS.index(item[0][1]), -item[1], item[0][0])
+        )
     ]
 
 
 def render_statistics(rows: Sequence[Row], output_format: str) -> str:
-    """``count  code  [*] name`` lines (``[*]`` when ``migrate`` fixes some), or JSON."""
+    """``count  code  kind  [*] name`` lines (``[*]`` when ``migrate`` fixes some), or JSON."""
     stats = statistics(rows)
     if output_format == "json":
         return json.dumps(stats, indent=2) + "\n"
     width = max((len(str(s["count"])) for s in stats), default=1)
     return "".join(
-        f"{s['count']:>{width}}\t{s['code']}\t{'[*] ' if s['fixable'] else ''}{s['name']}\n"
+        f"{s['count']:>{width}}\t{s['code']}\t{s['kind']}\t"
+        f"{'[*] ' if s['fixable'] else ''}{s['name']}\n"
         for s in stats
     )

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from rebalance_lint.kinds import SARIF_LEVEL, kind_of, most_urgent
 from rebalance_lint.rule_table import BY_CODE
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -33,9 +34,12 @@ def _version() -> str:
         return "0+unknown"
 
 
-def level(code: str) -> str:
-    """SARIF level: KRB1xx are bugs (error); KRB2xx are migration advice (note)."""
-    return "error" if code.startswith("KRB1") else "note"
+def default_level(code: str) -> str:
+    """A rule's ``defaultConfiguration`` level: that of the most urgent kind it can give
+    (each result carries its own level, from its finding's kind)."""
+    known = BY_CODE.get(code)
+    kinds = (case.kind for case in known.kinds.values()) if known is not None else ()
+    return SARIF_LEVEL[most_urgent(kinds)]
 
 
 def artifact_uri(path: str) -> str:
@@ -54,7 +58,7 @@ def _location(uri: str, line: int | None = None, col: int | None = None) -> Json
 
 def reporting_descriptor(code: str, example_message: str) -> Json:
     """A rule's SARIF entry from the rule table (the one source of rule texts)."""
-    rule: Json = {"id": code, "defaultConfiguration": {"level": level(code)}}
+    rule: Json = {"id": code, "defaultConfiguration": {"level": default_level(code)}}
     known = BY_CODE.get(code)
     if known is None:
         rule["shortDescription"] = {"text": example_message}
@@ -85,13 +89,14 @@ def build_sarif(files: Iterable[Row], uri: Callable[[Row], str]) -> Json:
             code = finding["code"]
             if code not in rules:
                 rules[code] = reporting_descriptor(code, finding["message"])
+            kind = kind_of(finding)
             results.append(
                 {
                     "ruleId": code,
-                    "level": level(code),
+                    "level": SARIF_LEVEL[kind],
                     "message": {"text": finding["message"]},
                     "locations": [_location(uri(row), finding["line"], finding["col"])],
-                    "properties": {"fixable": finding["fixable"]},
+                    "properties": {"fixable": finding["fixable"], "kind": kind},
                 }
             )
     ordered = sorted(rules)

@@ -42,6 +42,7 @@ FINDING_TYPE = pa.struct(
         ("code", pa.string()),
         ("message", pa.string()),
         ("fixable", pa.bool_()),
+        ("kind", pa.string()),  # bug, risk or advice (rebalance_lint.kinds)
     ]
 )
 MANUAL_TYPE = pa.struct([("line", pa.int32()), ("reason", pa.string())])
@@ -67,7 +68,8 @@ RESULT_SCHEMA = pa.schema(
 # The same schema in Spark's DDL, for ``mapInArrow``.
 RESULT_DDL = (
     "repo string, path string, status string, reason string, size_bytes long, kafka boolean, "
-    "findings array<struct<line:int,col:int,code:string,message:string,fixable:boolean>>, "
+    "findings array<struct<line:int,col:int,code:string,message:string,fixable:boolean,"
+    "kind:string>>, "
     "migration_status string, migration_reason string, migrated_sites int, "
     "manual array<struct<line:int,reason:string>>, would_change boolean, diff binary"
 )
@@ -148,6 +150,7 @@ def _checked(row: Row, report: FileReport) -> Row:
                 "code": f.code,
                 "message": f.message,
                 "fixable": f.fixable,
+                "kind": f.kind,
             }
             for f in sorted(report.findings)
         ],

@@ -16,6 +16,9 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from rebalance_lint.kinds import KINDS, kind_of, parse_kind
+from rebalance_lint.report import Kind
+
 from rebalance_scan.ranking import RANKING_RULE, RankedRepo
 from rebalance_scan.svg_charts import BarRow, bar_chart, row_chart
 from rebalance_scan.tables import Totals
@@ -24,16 +27,20 @@ TOP_IN_CHARTS = 15  # repositories drawn in each chart; the rest are summarised 
 MAX_ROWS_PER_REPO = 200  # findings (and manual sites) listed in one repository's section
 MAX_DETAIL_ROWS = 20_000  # all sections together; past it, sections point to the Parquet
 MAX_PROBLEM_ROWS = 2_000
-BUG, ADVICE, AUTO, MANUAL, STATUS_OK, STATUS_BAD = (
+BUG, RISK, ADVICE, AUTO, MANUAL, STATUS_OK, STATUS_BAD = (
     "#c0392b",
+    "#d4ac0d",
     "#2e6da4",
     "#27ae60",
     "#e67e22",
     "#7f8c8d",
     "#8e44ad",
 )
+#: A finding's colour is its kind's (rebalance_lint.kinds), in every chart and legend.
+KIND_COLOURS: dict[Kind, str] = {"bug": BUG, "risk": RISK, "advice": ADVICE}
 TIER_LABELS = {
     "bugs": "fix bugs",
+    "risks": "judge risks",
     "manual": "migrate by hand",
     "auto": "run migrate",
     "none": "nothing to do",
@@ -74,16 +81,16 @@ def _anchor(r: RankedRepo) -> str:
 
 
 def _cards(totals: Totals, ranked: Sequence[RankedRepo]) -> str:
-    bugs = sum(n for code, n in totals.rules.items() if code.startswith("KRB1"))
     with_bugs = sum(1 for r in ranked if r.tier == "bugs")
     cards = [
         ("repositories", totals.repos),
         ("Python files", totals.files),
-        ("bugs (KRB1xx)", bugs),
+        ("bugs", totals.kinds["bug"]),
         ("repositories with bugs", with_bugs),
+        ("risks", totals.kinds["risk"]),
         ("manual sites", totals.manual_sites),
         ("auto-migratable sites", totals.auto_sites),
-        ("migration advice (KRB2xx)", sum(totals.rules.values()) - bugs),
+        ("advice", totals.kinds["advice"]),
     ]
     return "".join(f'<div class="card"><b>{value}</b>{escape(name)}</div>' for name, value in cards)
 
@@ -94,7 +101,8 @@ def _tiers(ranked: Sequence[RankedRepo]) -> str:
         counts[r.tier] += 1
     words = {
         "bugs": "with bugs",
-        "manual": "with manual sites and no bugs",
+        "risks": "with risks and no bugs",
+        "manual": "with manual sites and no bugs or risks",
         "auto": "with only auto-migratable sites",
         "none": "with nothing to do",
     }
@@ -110,11 +118,12 @@ def _rest(ranked: Sequence[RankedRepo], shown: int, what: str) -> str:
     if not rest:
         return ""
     bugs = sum(r.entry.bugs for r in rest)
+    risks = sum(r.entry.risks for r in rest)
     manual = sum(r.entry.manual_sites for r in rest)
     auto = sum(r.entry.auto_sites for r in rest)
     noun = "repository" if len(rest) == 1 else "repositories"
     return (
-        f"+ {len(rest)} more {noun} {what}: {_plural(bugs, 'bug')}, "
+        f"+ {len(rest)} more {noun} {what}: {_plural(bugs, 'bug')}, {_plural(risks, 'risk')}, "
         f"{_plural(manual, 'manual site')}, {_plural(auto, 'auto-migratable site')} "
         "(all in the table below)."
     )
@@ -129,11 +138,12 @@ def _start_chart(ranked: Sequence[RankedRepo]) -> str:
             f"#{_anchor(r)}",
             (
                 (r.entry.bugs, BUG, "bugs"),
+                (r.entry.risks, RISK, "risks"),
                 (r.entry.manual_sites, MANUAL, "manual sites"),
                 (r.entry.auto_sites, AUTO, "auto-migratable sites"),
             ),
-            f"{r.entry.bugs} bugs \u00b7 {r.entry.manual_sites} manual \u00b7 "
-            f"{r.entry.auto_sites} auto",
+            f"{r.entry.bugs} bugs \u00b7 {r.entry.risks} risks \u00b7 "
+            f"{r.entry.manual_sites} manual \u00b7 {r.entry.auto_sites} auto",
         )
         for r in top
     ]
@@ -177,7 +187,8 @@ def _repo_table(ranked: Sequence[RankedRepo]) -> str:
         rows.append(
             f'<tr data-tier="{r.tier}"><td class="n">{r.rank}</td>'
             f'<td class="name"><a href="#{_anchor(r)}">{escape(e.repo)}</a></td>'
-            f'<td class="n">{e.bugs}</td><td class="n">{e.manual_sites}</td>'
+            f'<td class="n">{e.bugs}</td><td class="n">{e.risks}</td>'
+            f'<td class="n">{e.manual_sites}</td>'
             f'<td class="n">{e.auto_sites}</td>'
             f'<td class="n opt" data-sort="{readiness}">{_percent(e.readiness)}</td>'
             f'<td class="n opt">{e.files}</td><td class="opt">{escape(r.reason)}</td></tr>'
@@ -206,21 +217,21 @@ def _repo_sections(
         e = r.entry
         repo_findings = sorted(
             by_repo.get(e.repo, []),
-            key=lambda f: (not str(f["code"]).startswith("KRB1"), f["path"], f["line"], f["col"]),
+            key=lambda f: (KINDS.index(kind_of(f)), f["path"], f["line"], f["col"]),
         )
         repo_manual = manual_by_repo.get(e.repo, [])
         body = [
             f'<section class="repo" id="{_anchor(r)}"><h3>{r.rank}. {escape(e.repo)}</h3>',
             f"<p><b>{escape(TIER_LABELS[r.tier])}</b>: {escape(r.reason)}. "
             f"{_plural(e.files, 'Python file')}, {e.kafka_files} with Kafka, "
-            f"{_plural(e.bugs, 'bug')}, {e.advice} migration advice, "
+            f"{_plural(e.bugs, 'bug')}, {_plural(e.risks, 'risk')}, {e.advice} advice, "
             f"{e.auto_sites} auto-migratable and {e.manual_sites} manual sites "
             f'({_percent(e.readiness)} automatic). <a href="#repositories">back to the table</a>'
             "</p>",
         ]
         for title, rows, render in (
             ("Manual sites", repo_manual, _manual_rows),
-            ("Findings (bugs first)", repo_findings, _finding_rows),
+            ("Findings (bugs first, then risks, then advice)", repo_findings, _finding_rows),
             ("Files that could not be checked", bad_by_repo.get(e.repo, []), _problem_rows),
         ):
             if not rows:
@@ -242,20 +253,21 @@ def _repo_sections(
 
 def _finding_rows(rows: Sequence[dict[str, Any]]) -> str:
     return _table(
-        ["path", "line", "col", "code", "message", "fixable"],
+        ["path", "line", "col", "code", "kind", "message", "fixable"],
         (
             [
                 f["path"],
                 f["line"],
                 f["col"] + 1,
                 f["code"],
+                kind_of(f),
                 f["message"],
                 "yes" if f["fixable"] else "no",
             ]
             for f in rows
         ),
         {1, 2},
-        ["28%", "4.5em", "3.5em", "5.5em", "", "4.5em"],
+        ["24%", "4.5em", "3.5em", "5.5em", "4.5em", "", "4.5em"],
     )
 
 
@@ -290,7 +302,8 @@ def render_report(
         resources.files("rebalance_scan").joinpath("report_template.html").read_text("utf-8")
     )
     rules = [
-        (code, n, BUG if code.startswith("KRB1") else ADVICE) for code, n in totals.rules.items()
+        (code_kind, n, KIND_COLOURS[parse_kind(code_kind.rpartition(" ")[2])])
+        for code_kind, n in totals.rule_kinds.items()
     ]
     statuses = [(s, n, STATUS_OK if s == "ok" else STATUS_BAD) for s, n in totals.statuses.items()]
     shown_problems = problems[:MAX_PROBLEM_ROWS]

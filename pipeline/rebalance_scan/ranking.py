@@ -13,14 +13,16 @@ from rebalance_scan.tables import RepoReadiness
 
 # Shown on the report page and stored in summary.json: the order, in words.
 RANKING_RULE = (
-    "Repositories are ranked by what to do first: bugs (KRB1xx findings, which misbehave "
-    "today) come first, most bugs first; then sites the codemods leave for a person (manual "
-    "sites), most first; then sites `rebalance-guard migrate` rewrites by itself "
+    "Repositories are ranked by what to do first: bugs (findings of kind bug, which "
+    "misbehave today) come first, most bugs first; then risks (findings that break under a "
+    "condition their rule names), most first; then sites the codemods leave for a person "
+    "(manual sites), most first; then sites `rebalance-guard migrate` rewrites by itself "
     "(auto-migratable sites), most first. Ties keep the alphabetical order of the names. "
-    "Repositories with none of the three come last."
+    "Repositories with none of these come last."
 )
 
-TIERS = ("bugs", "manual", "auto", "none")  # the first reason that applies, in ranking order
+#: The first reason that applies, in ranking order.
+TIERS = ("bugs", "risks", "manual", "auto", "none")
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,8 @@ class RankedRepo:
     """One repository's place in the ranking and why it sits there."""
 
     rank: int  # 1 = look here first
-    tier: str  # one of TIERS: the first of bugs / manual / auto sites it has
-    reason: str  # e.g. "3 bugs (KRB1xx) to fix, then 2 sites to migrate by hand"
+    tier: str  # one of TIERS: the first of bugs / risks / manual / auto sites it has
+    reason: str  # e.g. "3 bugs to fix, then 2 sites to migrate by hand"
     entry: RepoReadiness
 
 
@@ -40,6 +42,8 @@ def _plural(count: int, word: str) -> str:
 def _tier(entry: RepoReadiness) -> str:
     if entry.bugs:
         return "bugs"
+    if entry.risks:
+        return "risks"
     if entry.manual_sites:
         return "manual"
     return "auto" if entry.auto_sites else "none"
@@ -48,7 +52,9 @@ def _tier(entry: RepoReadiness) -> str:
 def _reason(entry: RepoReadiness) -> str:
     parts = []
     if entry.bugs:
-        parts.append(f"{_plural(entry.bugs, 'bug')} (KRB1xx) to fix")
+        parts.append(f"{_plural(entry.bugs, 'bug')} to fix")
+    if entry.risks:
+        parts.append(f"{_plural(entry.risks, 'risk')} to judge")
     if entry.manual_sites:
         parts.append(f"{_plural(entry.manual_sites, 'site')} to migrate by hand")
     if entry.auto_sites:
@@ -60,9 +66,10 @@ def _reason(entry: RepoReadiness) -> str:
     return "nothing to do" if entry.kafka_files else "no Kafka consumers found"
 
 
-def sort_key(entry: RepoReadiness) -> tuple[int, int, int, str]:
-    """Bugs, then manual sites, then auto-migratable sites (more first), then the name."""
-    return (-entry.bugs, -entry.manual_sites, -entry.auto_sites, entry.repo)
+def sort_key(entry: RepoReadiness) -> tuple[int, int, int, int, str]:
+    """Bugs, then risks, then manual sites, then auto-migratable sites (more first), then
+    the name."""
+    return (-entry.bugs, -entry.risks, -entry.manual_sites, -entry.auto_sites, entry.repo)
 
 
 def rank_repositories(entries: Iterable[RepoReadiness]) -> list[RankedRepo]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rebalance_lint.kinds import describe_counts
+
 if TYPE_CHECKING:
     from rebalance_scan.ranking import RankedRepo
     from rebalance_scan.scan import ScanResult
@@ -28,14 +30,14 @@ def _top_repositories(ranked: list[RankedRepo]) -> list[str]:
     width = max(len(_name(r.entry.repo)) for r in shown)
     lines = [
         f"Where to start (top {len(shown)} of {len(ranked)} repositories; bugs first, then "
-        "manual sites, then auto-migratable sites):",
-        f"  rank  {'repository':<{width}}  bugs  manual  auto  why",
+        "risks, then manual sites, then auto-migratable sites):",
+        f"  rank  {'repository':<{width}}  bugs  risks  manual  auto  why",
     ]
     for r in shown:
         e = r.entry
         lines.append(
-            f"  {r.rank:>4}  {_name(e.repo):<{width}}  {e.bugs:>4}  {e.manual_sites:>6}  "
-            f"{e.auto_sites:>4}  {r.reason}"
+            f"  {r.rank:>4}  {_name(e.repo):<{width}}  {e.bugs:>4}  {e.risks:>5}  "
+            f"{e.manual_sites:>6}  {e.auto_sites:>4}  {r.reason}"
         )
     rest = ranked[len(shown) :]
     if rest:
@@ -43,6 +45,7 @@ def _top_repositories(ranked: list[RankedRepo]) -> list[str]:
         lines.append(
             f"  ... {len(rest)} more ({len(busy)} with something to do: "
             f"{sum(r.entry.bugs for r in busy)} bugs, "
+            f"{sum(r.entry.risks for r in busy)} risks, "
             f"{sum(r.entry.manual_sites for r in busy)} manual sites, "
             f"{sum(r.entry.auto_sites for r in busy)} auto sites): "
             "see repositories.parquet and report.html"
@@ -67,12 +70,8 @@ def format_summary(result: ScanResult) -> str:
         f"in {result.seconds:.1f}s.",
         "File status: " + ", ".join(f"{n} {status}" for status, n in t.statuses.items()),
     ]
-    bugs = sum(n for code, n in t.rules.items() if code.startswith("KRB1"))
-    lines.append(
-        f"Findings: {sum(t.rules.values())} ({bugs} bugs KRB1xx, "
-        f"{sum(t.rules.values()) - bugs} migration advice KRB2xx)"
-    )
-    lines.extend(f"  {code}  {n}" for code, n in t.rules.items())
+    lines.append(f"Findings: {sum(t.rules.values())} ({describe_counts(t.kinds)})")
+    lines.extend(f"  {code_kind}  {n}" for code_kind, n in t.rule_kinds.items())
     lines.append(
         f"Migration readiness: {t.auto_sites} auto-migratable sites, {t.manual_sites} manual"
     )

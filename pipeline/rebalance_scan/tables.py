@@ -8,8 +8,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from rebalance_lint.kinds import count_kinds
+from rebalance_lint.report import Kind
 
-FINDINGS_COLUMNS = ["repo", "path", "line", "col", "code", "message", "fixable"]
+FINDINGS_COLUMNS = ["repo", "path", "line", "col", "code", "message", "fixable", "kind"]
 
 
 def _explode(results: pa.Table, column: str, fields: list[str]) -> pa.Table:
@@ -27,7 +29,7 @@ def _explode(results: pa.Table, column: str, fields: list[str]) -> pa.Table:
 
 
 def findings_table(results: pa.Table) -> pa.Table:
-    """repo, path, line, col, code, message, fixable: one row per finding, sorted."""
+    """repo, path, line, col, code, message, fixable, kind: one row per finding, sorted."""
     table = _explode(results, "findings", FINDINGS_COLUMNS[2:])
     return table.sort_by([(c, "ascending") for c in ("repo", "path", "line", "col", "code")])
 
@@ -64,7 +66,8 @@ class RepoReadiness:
     files: int = 0
     kafka_files: int = 0
     bad_files: int = 0
-    bugs: int = 0
+    bugs: int = 0  # findings of kind bug (rebalance_lint.kinds), whatever their code
+    risks: int = 0
     advice: int = 0
     auto_sites: int = 0
     manual_sites: int = 0
@@ -92,11 +95,10 @@ def readiness(results: pa.Table) -> list[RepoReadiness]:
         entry.files += 1
         entry.kafka_files += bool(row["kafka"])
         entry.bad_files += row["status"] != "ok"
-        for finding in row["findings"]:
-            if finding["code"].startswith("KRB1"):
-                entry.bugs += 1
-            else:
-                entry.advice += 1
+        kinds = count_kinds(row["findings"])
+        entry.bugs += kinds["bug"]
+        entry.risks += kinds["risk"]
+        entry.advice += kinds["advice"]
         entry.auto_sites += row["migrated_sites"]
         entry.manual_sites += len(row["manual"])
         entry.files_to_rewrite += bool(row["would_change"])
@@ -123,6 +125,8 @@ class Totals:
     repos: int
     statuses: dict[str, int]
     rules: dict[str, int]
+    kinds: dict[Kind, int]  # findings per kind: bug, risk, advice
+    rule_kinds: dict[str, int]  # findings per "CODE kind" (a rule can give several kinds)
     auto_sites: int
     manual_sites: int
 
@@ -130,14 +134,19 @@ class Totals:
 def totals(results: pa.Table, findings: pa.Table, entries: list[RepoReadiness]) -> Totals:
     statuses = Counter(results.column("status").to_pylist())
     rules: defaultdict[str, int] = defaultdict(int)
-    for code in findings.column("code").to_pylist():
-        rules[code] += 1
+    rule_kinds: defaultdict[str, int] = defaultdict(int)
+    rows = findings.select(["code", "kind"]).to_pylist()
+    for row in rows:
+        rules[row["code"]] += 1
+        rule_kinds[f"{row['code']} {row['kind']}"] += 1
     return Totals(
         files=results.num_rows,
         bytes=int(pc.sum(results.column("size_bytes")).as_py() or 0),
         repos=len(entries),
         statuses=dict(sorted(statuses.items())),
         rules=dict(sorted(rules.items())),
+        kinds=dict(count_kinds(rows)),
+        rule_kinds=dict(sorted(rule_kinds.items())),
         auto_sites=sum(e.auto_sites for e in entries),
         manual_sites=sum(e.manual_sites for e in entries),
     )

@@ -137,7 +137,8 @@ def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def repo_with_finding(tmp_path: Path) -> Path:
     workspace = tmp_path / "workspace"
     (workspace / "service").mkdir(parents=True)
-    (workspace / "service" / "listener.py").write_text(BY_CODE["KRB104"].invalid[0])
+    (workspace / "service" / "listener.py").write_text(BY_CODE["KRB104"].invalid[0])  # a risk
+    (workspace / "service" / "revoke.py").write_text(BY_CODE["KRB103"].invalid[0])  # a bug
     legacy = ROOT / "examples" / "legacy" / "kafka_python_consumer.py"  # migrate rewrites it
     (workspace / "service" / "legacy.py").write_bytes(legacy.read_bytes())
     return workspace
@@ -190,11 +191,28 @@ def test_a_clean_repository_passes_every_step(tmp_path: Path, runner_temp: Path)
 
 @pytest.mark.slow
 def test_findings_fail_the_job_after_the_upload(repo_with_finding: Path, runner_temp: Path) -> None:
-    run = run_action(
-        repo_with_finding, runner_temp, paths="service/listener.py", annotations="true"
-    )
+    run = run_action(repo_with_finding, runner_temp, paths="service/revoke.py", annotations="true")
     assert run.outcomes["Check"] == 0 and run.outputs["check"]["exit-code"] == "1"
     assert len(run.uses) == 1  # uploaded
     assert run.outcomes["Fail on findings"] == 1
-    assert "::error file=service/listener.py,line=" in run.log  # the annotations
+    assert "::error file=service/revoke.py,line=" in run.log  # the annotations: a bug
     assert "Migration check" in run.skipped
+
+
+@pytest.mark.slow
+def test_fail_on_findings_follows_the_kind(repo_with_finding: Path, runner_temp: Path) -> None:
+    """The default fails on bugs only: a risk is uploaded and annotated, the job passes."""
+    risk = "service/listener.py"
+    run = run_action(repo_with_finding, runner_temp, paths=risk, annotations="true")
+    assert run.outputs["check"]["exit-code"] == "0" and "Fail on findings" in run.skipped
+    assert "::warning file=service/listener.py,line=" in run.log  # annotated as a risk
+    log = json.loads((repo_with_finding / "rebalance-guard.sarif").read_text())
+    assert [r["level"] for r in log["runs"][0]["results"]] == ["warning"]
+    run = run_action(repo_with_finding, runner_temp, paths=risk, fail_on_findings="risk")
+    assert run.outcomes["Fail on findings"] == 1
+    run = run_action(repo_with_finding, runner_temp, paths=risk, fail_on_findings="true")
+    assert run.outcomes["Fail on findings"] == 1  # true: any finding, as before kinds
+    run = run_action(repo_with_finding, runner_temp, fail_on_findings="false")
+    assert run.outputs["check"]["exit-code"] == "1" and "Fail on findings" in run.skipped
+    run = run_action(repo_with_finding, runner_temp, fail_on_findings="errors")
+    assert run.outcomes["Check"] == 2 and "fail-on-findings is bug, risk" in run.log

@@ -51,7 +51,7 @@ def test_text_output_and_exit_code(tree: Path) -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     bad = tree / "pkg" / "bad.py"
-    assert f"{bad}:4:5: KRB101 poll() on the consumer inside on_revoke()" in result.stdout
+    assert f"{bad}:4:5: KRB101 [bug] poll() on the consumer inside on_revoke()" in result.stdout
     assert any(line.startswith(f"{bad}:6:") and " KRB203 " in line for line in lines)
     assert f"{tree / 'pkg' / 'broken.py'}: syntax_error: syntax error at line 2" in result.stdout
     assert f"{tree / 'pkg' / 'latin.py'}: decode_error: cannot decode line 2" in result.stdout
@@ -67,14 +67,46 @@ def test_json_output(tree: Path) -> None:
         "files_checked": 5,
         "files_skipped_no_kafka": 1,
         "findings": 2,
+        "findings_bug": 1,
+        "findings_risk": 0,
+        "findings_advice": 1,
+        "findings_failing": 2,
         "files_not_checked": 2,
     }
     by_path = {Path(f["path"]).name: f for f in data["files"]}
     assert [f["code"] for f in by_path["bad.py"]["findings"]] == ["KRB101", "KRB203"]
+    assert [f["kind"] for f in by_path["bad.py"]["findings"]] == ["bug", "advice"]
     # not fixable: the consumer is not a plain name, so migrate cannot name it twice
     assert by_path["bad.py"]["findings"][1]["fixable"] is False
     assert by_path["broken.py"]["status"] == "syntax_error"
     assert "clean.py" not in by_path and "plain.py" not in by_path
+
+
+def test_fail_on_sets_which_kinds_fail_the_run(tmp_path: Path) -> None:
+    """Every finding is reported whatever --fail-on says; only the exit status follows it."""
+    from rebalance_lint.rule_table import BY_CODE
+
+    (tmp_path / "advice.py").write_text(BY_CODE["KRB202"].invalid[0])  # advice only
+    (tmp_path / "risk.py").write_text(BY_CODE["KRB104"].invalid[0])  # a risk
+    (tmp_path / "bug.py").write_text(BY_CODE["KRB101"].invalid[0])  # a bug (and advice)
+    advice, risk, bug = tmp_path / "advice.py", tmp_path / "risk.py", tmp_path / "bug.py"
+    assert check(advice).returncode == 1  # default: any finding fails, as before
+    assert check("--fail-on", "advice", advice).returncode == 1
+    assert check("--fail-on", "risk", advice).returncode == 0
+    assert check("--fail-on", "risk", risk).returncode == 1
+    assert check("--fail-on=bug", risk).returncode == 0
+    passed = check("--fail-on=bug", advice, risk)
+    assert "KRB202" in passed.stdout and "KRB104" in passed.stdout  # still reported
+    assert "0 at or above --fail-on bug" in passed.stderr
+    failed = check("--fail-on", "bugs", bug, "--output-format", "json")
+    assert failed.returncode == 1
+    summary = json.loads(failed.stdout)["summary"]
+    assert summary["findings_failing"] == summary["findings_bug"] == 1
+    assert summary["findings"] > 1
+    assert check("--fail-on", "warning", bug).returncode == 2
+    # files that could not be checked still fail the run, whatever the threshold
+    (tmp_path / "broken.py").write_text("import kafka\ndef (:\n")
+    assert check("--fail-on", "bug", tmp_path / "broken.py").returncode == 1
 
 
 def test_select_and_ignore_work_like_flake8(tree: Path) -> None:

@@ -18,8 +18,10 @@ from rebalance_lint.rule_table import BY_CODE
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = json.loads((ROOT / "tests" / "pipeline" / "sarif-schema-2.1.0.json").read_text())
-#: KRB104's own bad example: a committing revoke that also runs on loss (one finding).
+#: KRB104's own bad example: a committing revoke that also runs on loss (one finding, a risk).
 KRB104_SOURCE = BY_CODE["KRB104"].invalid[0]
+#: KRB103's: confluent's bare (asynchronous) commit on revoke (a bug), registered (advice).
+KRB103_SOURCE = BY_CODE["KRB103"].invalid[0]
 
 
 def check(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -44,6 +46,7 @@ MIGRATE_ME = BY_CODE["KRB201"].invalid[0] + (
 def repo(tmp_path: Path) -> Path:
     (tmp_path / "svc").mkdir()
     (tmp_path / "svc" / "listener.py").write_text(KRB104_SOURCE)
+    (tmp_path / "svc" / "revoke.py").write_text(KRB103_SOURCE)
     (tmp_path / "svc" / "migrate_me.py").write_text(MIGRATE_ME)
     (tmp_path / "svc" / "clean.py").write_text("import kafka\n")
     return tmp_path
@@ -71,7 +74,15 @@ def test_sarif_from_check_validates_and_matches_the_scan_writer(repo: Path) -> N
         for r in results
     }
     assert ("KRB104", "svc/listener.py", _krb104_line()) in located
+    # Each result's level is its finding's kind: bug error, risk warning, advice note.
+    levels = {(r["ruleId"], r["level"], r["properties"]["kind"]) for r in results}
+    assert {("KRB103", "error", "bug"), ("KRB104", "warning", "risk")} <= levels
+    assert ("KRB203", "note", "advice") in levels
+    assert all(level == lint_sarif.SARIF_LEVEL[kind] for _, level, kind in levels)
     rules = log["runs"][0]["tool"]["driver"]["rules"]
+    defaults = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in rules}
+    assert defaults["KRB103"] == "error" and defaults["KRB201"] == "note"
+    assert defaults["KRB104"] == "error"  # the most urgent of its cases (a lost-only commit)
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
     # One writer: the scan's per-repository log of the same rows has the same rule metadata.
     from rebalance_scan.sarif import repo_sarif
@@ -80,6 +91,7 @@ def test_sarif_from_check_validates_and_matches_the_scan_writer(repo: Path) -> N
         {"path": f"svc/{p}", **file}
         for p, file in (
             ("listener.py", _row(repo / "svc" / "listener.py")),
+            ("revoke.py", _row(repo / "svc" / "revoke.py")),
             ("migrate_me.py", _row(repo / "svc" / "migrate_me.py")),
         )
     ]
@@ -142,12 +154,15 @@ def test_github_output_is_the_documented_annotation_syntax(repo: Path) -> None:
     assert lines and all(COMMAND.match(line) for line in lines)
     line = next(line for line in lines if "title=KRB104" in line)
     expected = (
-        rf"^::error file=svc/listener\.py,line={_krb104_line()},col=\d+,title=KRB104::KRB104 "
+        rf"^::warning file=svc/listener\.py,line={_krb104_line()},col=\d+,"
+        r"title=KRB104 \(risk\)::KRB104 "
     )
     assert re.match(expected, line), line
     name, props, message = parse_github(line)
-    assert (name, props["file"], props["title"]) == ("error", "svc/listener.py", "KRB104")
+    assert (name, props["file"], props["title"]) == ("warning", "svc/listener.py", "KRB104 (risk)")
     assert "::" not in message and "\n" not in line
+    bugs = [parse_github(line) for line in lines if "title=KRB103" in line]
+    assert bugs and bugs[0][0] == "error" and bugs[0][1]["title"] == "KRB103 (bug)"
     advice = [parse_github(line) for line in lines if "title=KRB201" in line]
     assert advice and advice[0][0] == "notice"  # migration advice is not an error
 
@@ -155,11 +170,13 @@ def test_github_output_is_the_documented_annotation_syntax(repo: Path) -> None:
 def test_github_escaping_round_trips_through_the_runner_grammar() -> None:
     path = "odd dir/a,b:c%25.py"
     message = "50% of\r\nlines: a,b::c"
-    finding = {"line": 3, "col": 4, "code": "KRB104", "message": message, "fixable": False}
+    finding = {
+        "line": 3, "col": 4, "code": "KRB104", "message": message, "fixable": False, "kind": "bug"
+    }  # fmt: skip
     out = render_github([{"path": path, "status": "ok", "reason": "", "findings": [finding]}], {})
     assert out.count("\n") == 1
     _, props, data = parse_github(out.rstrip("\n"))
-    assert props == {"file": path, "line": "3", "col": "5", "title": "KRB104"}
+    assert props == {"file": path, "line": "3", "col": "5", "title": "KRB104 (bug)"}
     assert data == f"KRB104 {message}"
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     assert escape_data("a:b,c%\n") == "a:b,c%25%0A"
@@ -190,7 +207,9 @@ def test_gitlab_code_quality_report(repo: Path) -> None:
     assert len({i["fingerprint"] for i in issues}) == len(issues)
     krb104 = next(i for i in issues if i["check_name"] == "KRB104")
     assert krb104["location"] == {"path": "svc/listener.py", "lines": {"begin": _krb104_line()}}
-    assert krb104["severity"] == "major"
+    assert krb104["severity"] == "minor"  # a risk
+    severities = {i["check_name"]: i["severity"] for i in issues}
+    assert severities["KRB103"] == "major" and severities["KRB201"] == "info"  # bug, advice
     # Moving the code down keeps the fingerprint: GitLab does not see a new finding.
     (repo / "svc" / "listener.py").write_text("\n\n" + KRB104_SOURCE)
     moved = json.loads(check("--output-format", "gitlab", "svc", cwd=repo).stdout)
@@ -210,22 +229,25 @@ def test_format_json_still_works_as_an_alias(repo: Path) -> None:
     assert json.loads(new.stdout)["summary"]["findings"] >= 2
 
 
-def test_statistics_count_findings_per_code(repo: Path) -> None:
+def test_statistics_count_findings_per_code_and_kind(repo: Path) -> None:
     full = json.loads(check("--output-format", "json", "svc", cwd=repo).stdout)
-    expected: dict[str, int] = {}
+    expected: dict[tuple[str, str], int] = {}
     for file in full["files"]:
         for finding in file["findings"]:
-            expected[finding["code"]] = expected.get(finding["code"], 0) + 1
+            key = (finding["code"], finding["kind"])
+            expected[key] = expected.get(key, 0) + 1
     stats = check("--statistics", "--output-format", "json", "svc", cwd=repo)
     assert stats.returncode == 1
-    assert {s["code"]: s["count"] for s in json.loads(stats.stdout)} == expected
+    assert {(s["code"], s["kind"]): s["count"] for s in json.loads(stats.stdout)} == expected
     text = check("--statistics", "svc", cwd=repo).stdout.splitlines()
     assert len(text) == len(expected)
     for line in text:
-        count, code, name = line.split("\t")
-        assert int(count) == expected[code]
+        count, code, kind, name = line.split("\t")
+        assert int(count) == expected[code, kind]
         assert name.removeprefix("[*] ") == BY_CODE[code].name
-    assert any(line.split("\t")[2].startswith("[*] ") for line in text)  # KRB201 is fixable
+    assert any(line.split("\t")[3].startswith("[*] ") for line in text)  # KRB201 is fixable
+    kinds = [line.split("\t")[2] for line in text]
+    assert kinds == sorted(kinds, key=("bug", "risk", "advice").index)  # bugs first
 
 
 def test_statistics_refuses_formats_it_cannot_express(repo: Path) -> None:

@@ -51,7 +51,7 @@ def test_manifest_is_valid_and_names_both_hooks() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
     assert hooks["rebalance-guard-check"]["entry"] == "rebalance-guard check"
-    assert hooks["rebalance-guard-check"]["args"] == ["--select=KRB1"]  # bugs; advice: migrate
+    assert hooks["rebalance-guard-check"]["args"] == ["--fail-on=bug"]  # fails on bugs only
     assert hooks["rebalance-guard-migrate"]["entry"] == "rebalance-guard migrate --check"
     assert all(hook["types"] == ["python"] for hook in hooks.values())
 
@@ -82,6 +82,21 @@ def test_check_hook_through_try_repo(tmp_path: Path) -> None:
     )  # fmt: skip
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
-    assert "consumer.py:5:5: KRB101 poll() on the consumer inside on_revoke()" in output
-    assert "KRB203" not in output  # the hook's default args report bugs only
+    assert "consumer.py:5:5: KRB101 [bug] poll() on the consumer inside on_revoke()" in output
+    assert "KRB203 [advice]" in output  # listed, but only the bug fails the hook
     assert "clean.py" not in output.replace("- files were modified", "")
+
+
+def test_check_hook_passes_on_advice_alone(tmp_path: Path) -> None:
+    """The hook's --fail-on=bug: a file with only migration advice does not fail the commit."""
+    from rebalance_lint.rule_table import BY_CODE
+
+    (tmp_path / "listener.py").write_text(BY_CODE["KRB202"].invalid[0])
+    hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
+    result = subprocess.run(
+        [sys.executable, "-m", "rebalance_cli", "check", *hooks["rebalance-guard-check"]["args"],
+         "listener.py"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "KRB202 [advice]" in result.stdout

@@ -41,25 +41,31 @@ def test_the_ranking_rule() -> None:
         RepoReadiness("f-two-bugs", kafka_files=1, bugs=2, auto_sites=3),
         RepoReadiness("g-no-kafka"),
         RepoReadiness("h-bad", bad_files=2),
+        RepoReadiness("i-risk-manual", kafka_files=1, risks=1, manual_sites=9),
+        RepoReadiness("j-advice-only", kafka_files=1, advice=40, auto_sites=2),
     ]
     ranked = rank_repositories(entries)
     assert [(r.rank, r.entry.repo, r.tier) for r in ranked] == [
         (1, "f-two-bugs", "bugs"),
         (2, "e-bug-manual", "bugs"),
         (3, "a-bug", "bugs"),
-        (4, "b-manual", "manual"),
-        (5, "c-auto", "auto"),
-        (6, "d-quiet", "none"),
-        (7, "g-no-kafka", "none"),
-        (8, "h-bad", "none"),
+        (4, "i-risk-manual", "risks"),
+        (5, "b-manual", "manual"),
+        (6, "c-auto", "auto"),
+        (7, "j-advice-only", "auto"),  # advice alone (KRB110 on raw confluent) is no bug
+        (8, "d-quiet", "none"),
+        (9, "g-no-kafka", "none"),
+        (10, "h-bad", "none"),
     ]
     reasons = {r.entry.repo: r.reason for r in ranked}
-    assert reasons["f-two-bugs"] == ("2 bugs (KRB1xx) to fix, then 3 auto-migratable sites")
+    assert reasons["f-two-bugs"] == ("2 bugs to fix, then 3 auto-migratable sites")
+    assert reasons["i-risk-manual"] == "1 risk to judge, then 9 sites to migrate by hand"
     assert reasons["b-manual"] == "5 sites to migrate by hand, then 1 auto-migratable site"
     assert reasons["d-quiet"] == "nothing to do"
     assert reasons["g-no-kafka"] == "no Kafka consumers found"
     assert reasons["h-bad"] == "nothing found; 2 files could not be checked"
-    assert RANKING_RULE.index("bugs") < RANKING_RULE.index("manual") < RANKING_RULE.index("auto")
+    assert RANKING_RULE.index("bugs") < RANKING_RULE.index("risks") < RANKING_RULE.index("manual")
+    assert RANKING_RULE.index("manual") < RANKING_RULE.index("auto")
 
 
 @pytest.mark.spark

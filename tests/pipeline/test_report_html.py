@@ -6,6 +6,7 @@ import random
 import re
 
 import pytest
+from rebalance_lint.report import Kind
 from rebalance_scan.html_report import MAX_DETAIL_ROWS, TOP_IN_CHARTS, render_report
 from rebalance_scan.ranking import rank_repositories
 from rebalance_scan.tables import RepoReadiness, Totals
@@ -37,6 +38,7 @@ def _fleet(size: int) -> tuple[list[RepoReadiness], list[dict[str, object]]]:
                 "code": "KRB101",
                 "message": "poll() inside a callback",
                 "fixable": False,
+                "kind": "bug",
             }
             for n in range(bugs)
         )
@@ -49,8 +51,9 @@ def test_same_layout_at_every_size(size: int) -> None:
     ranked = rank_repositories(entries)
     auto = sum(e.auto_sites for e in entries)
     manual = sum(e.manual_sites for e in entries)
+    kinds: dict[Kind, int] = {"bug": len(findings), "risk": 0, "advice": 0}
     totals = Totals(size * 10, size * 1000, size, {"ok": size * 10}, {"KRB101": len(findings)},
-                    auto, manual)  # fmt: skip
+                    kinds, {"KRB101 bug": len(findings)}, auto, manual)  # fmt: skip
     html = render_report(totals, ranked, findings, [], [], "generated")
     for anchor in ("start", "readiness", "repositories", "rules", "status", "details"):
         assert f'id="{anchor}"' in html

@@ -61,7 +61,10 @@ def test_fleet_and_repo_logs_validate_and_hold_every_finding(fleet_scan: ScanRes
 
 
 def test_bad_files_become_notifications_and_odd_paths_stay_valid() -> None:
-    finding = {"line": 0, "col": 0, "code": "KRB201", "message": "m (fixable: x)", "fixable": True}
+    finding = {
+        "line": 0, "col": 0, "code": "KRB201", "message": "m (fixable: x)", "fixable": True,
+        "kind": "advice",
+    }  # fmt: skip
     rows: list[dict[str, Any]] = [
         {
             "repo": "r",
