@@ -4,13 +4,18 @@ Usage::
 
     python benchmarks/compare_outputs.py collect DIR      # inputs the codemod tests feed in
     python benchmarks/compare_outputs.py dump OUT.json [--inputs DIR] [--no-site]
+        [--corpus DIR]... [--repositories DIR]...
     python benchmarks/compare_outputs.py diff BEFORE.json AFTER.json
 
 ``dump`` runs ``check_source`` and ``migrate_source`` (full and ``plan_only``) on every file of
 ``examples/``, ``tests/lint/fixtures``, the sources the codemod tests use (``collect`` records
 them by running ``tests/codemods`` with this module as a pytest plugin) and every file of the
 standard library and site-packages that mentions Kafka, and writes every finding, every
-migrated byte (as text, surrogate-escaped) and every manual reason to one JSON file. To dump
+migrated byte (as text, surrogate-escaped) and every manual reason to one JSON file, with
+the auto-fixes too (``migrate_source(..., fixes=True)``). ``--corpus DIR``: every ``*.py``
+under DIR as well, each file on its own; ``--repositories DIR``: every immediate
+subdirectory of DIR as one repository (``check_repository`` and ``migrate_repository``, as
+``rebalance-guard check DIR`` and ``migrate DIR`` see it), its loose files on their own. To dump
 an older tree, put its packages first on ``PYTHONPATH`` (the editable install's finder runs
 after ``sys.path``)::
 
@@ -30,6 +35,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +82,7 @@ def record(source: bytes, label: str) -> dict[str, Any]:
     report = check_source(source, label)
     full = migrate_source(source, label)
     planned = migrate_source(source, label, plan_only=True)
+    fixed = migrate_source(source, label, fixes=True)
     return {
         "check": [report.status, report.reason, report.skipped,
                   [[f.line, f.col, f.code, f.message, f.fixable] for f in report.findings]],
@@ -83,12 +90,58 @@ def record(source: bytes, label: str) -> dict[str, Any]:
                     [[m.line, m.reason] for m in full.manual], _text(full.new_source)],
         "plan_only": [planned.status, planned.migrated_sites,
                       [[m.line, m.reason] for m in planned.manual]],
+        "fixes": [fixed.status, fixed.fixed, fixed.migrated_sites,
+                  [[m.line, m.reason] for m in fixed.manual], _text(fixed.new_source)],
     }  # fmt: skip
 
 
-def dump(out: Path, inputs: Path | None, site: bool) -> None:
+def repository_records(root: Path, label: str) -> dict[str, dict[str, Any]]:
+    """One repository's records: its findings and its migration in repository mode."""
+    from rebalance_codemods.repository import migrate_repository
+    from rebalance_lint import check_repository
+
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+    reports = check_repository(files)
+    done = migrate_repository(files)
+    planned = migrate_repository(files, plan_only=True)
+    out: dict[str, dict[str, Any]] = {}
+    for path in files:
+        report, full, plan = reports[path], done.results[path], planned.results[path]
+        out[f"{label}/{path}"] = {
+            "check": [report.status, report.reason, report.skipped,
+                      [[f.line, f.col, f.code, f.message, f.fixable] for f in report.findings]],
+            "migrate": [full.status, full.reason, full.skipped, full.migrated_sites,
+                        [[m.line, m.reason] for m in full.manual], _text(full.new_source)],
+            "plan_only": [plan.status, plan.migrated_sites,
+                          [[m.line, m.reason] for m in plan.manual], path in planned.pending],
+        }  # fmt: skip
+    return out
+
+
+def _repositories(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def dump(
+    out: Path,
+    inputs: Path | None,
+    site: bool,
+    corpora: Sequence[Path] = (),
+    repositories: Sequence[Path] = (),
+) -> None:
     corpus = _corpus(inputs, site)
+    for directory in corpora:
+        corpus += [
+            (f"corpus/{directory.name}/{p.relative_to(directory)}", p)
+            for p in sorted(directory.rglob("*.py"))
+        ]
     records = {label: record(path.read_bytes(), label) for label, path in corpus}
+    for directory in repositories:
+        for loose in sorted(directory.glob("*.py")):
+            label = f"repo/{directory.name}/{loose.name}"
+            records[label] = record(loose.read_bytes(), label)
+        for root in _repositories(directory):
+            records.update(repository_records(root, f"repo/{directory.name}/{root.name}"))
     out.write_text(json.dumps(records, indent=1, sort_keys=True))
     migrated = sum(1 for r in records.values() if r["migrate"][5] is not None)
     print(f"{len(records)} files, {migrated} migrated -> {out}")
@@ -171,6 +224,10 @@ def main() -> int:
     d.add_argument("out", type=Path)
     d.add_argument("--inputs", type=Path)
     d.add_argument("--no-site", action="store_true", help="leave out the site-packages sample")
+    d.add_argument("--corpus", type=Path, action="append", default=[], help="each file alone")
+    d.add_argument(
+        "--repositories", type=Path, action="append", default=[], help="subdirectories as repos"
+    )
     f = sub.add_parser("diff")
     f.add_argument("before", type=Path)
     f.add_argument("after", type=Path)
@@ -179,7 +236,7 @@ def main() -> int:
         collect(args.directory)
         return 0
     if args.command == "dump":
-        dump(args.out, args.inputs, not args.no_site)
+        dump(args.out, args.inputs, not args.no_site, args.corpus, args.repositories)
         return 0
     return diff(args.before, args.after)
 

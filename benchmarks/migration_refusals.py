@@ -58,9 +58,21 @@ _BY_HAND_SUFFIX = re.compile(r" \(line \d+\); migrate it by hand$")
 
 
 def _templates() -> list[tuple[re.Pattern[str], str]]:
-    """Every refusal message the planners can produce, as (regex, template with ``{}``)."""
+    """Every refusal message the planners can produce, as (regex, template with ``{}``): the
+    migration planners' own and their shape modules' (those the confluent, listener and
+    repository planners dispatch to)."""
     found: dict[str, re.Pattern[str]] = {}
-    for module in (migration_listeners, migration_confluent, migration_repository):
+    try:  # an older tree (measured from a ``git archive`` export) has no shape modules
+        from rebalance_lint.analysis import shapes
+    except ImportError:
+        planned = []
+    else:
+        planned = [
+            module
+            for module in shapes.modules()
+            if module.SHAPE.planner in ("confluent", "listeners", "repository")
+        ]
+    for module in (migration_listeners, migration_confluent, migration_repository, *planned):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if isinstance(node, ast.JoinedStr):
                 parts = [(v.value if isinstance(v, ast.Constant) else None) for v in node.values]
@@ -71,7 +83,7 @@ def _templates() -> list[tuple[re.Pattern[str], str]]:
             literal = "".join(p for p in parts if isinstance(p, str))
             if len(literal.strip()) < 12 or literal.startswith(" (line"):
                 continue  # too short to tell reasons apart, or a wrapper of another reason
-            template = "".join("{}" if p is None else p for p in parts)
+            template = "".join("{}" if p is None else str(p) for p in parts)
             regex = "".join(".+?" if p is None else re.escape(str(p)) for p in parts)
             found[template] = re.compile(regex + _LINE_SUFFIX)
     by_specificity = sorted(found.items(), key=lambda item: -len(item[0].replace("{}", "")))

@@ -664,17 +664,23 @@ def test_an_own_listener_refusal_keeps_the_class(name: str, source: str, line: i
 
 
 def test_each_refusal_reason_in_the_code_has_a_case() -> None:
-    """Every ``return "..."`` refusal message in the planners is exercised above."""
+    """Every ``return "..."`` refusal message in the planners and their confluent and listener
+    shape modules is exercised above."""
     import ast
     import inspect
 
-    from rebalance_lint.analysis import migration_confluent, migration_listeners
+    from rebalance_lint.analysis import migration_confluent, migration_listeners, shapes
 
     covered = " | ".join(
         [*(reason for *_, reason in CASES + OWN_LISTENER_CASES), NESTED_REASON]
     )
     missing = []
-    for module in (migration_listeners, migration_confluent):
+    migration_shapes = [
+        module
+        for module in shapes.modules()
+        if module.SHAPE.planner in ("confluent", "listeners")
+    ]
+    for module in (migration_listeners, migration_confluent, *migration_shapes):
         for node in ast.walk(ast.parse(inspect.getsource(module))):
             if isinstance(node, ast.Return) and isinstance(
                 node.value, ast.JoinedStr | ast.Constant

@@ -15,9 +15,10 @@ from rebalance_guard._client_facts import CLIENTS
 
 from rebalance_lint.analysis.edits import MigrationPlan, span
 from rebalance_lint.analysis.fixes import FIX_CODES, has_fix
+from rebalance_lint.analysis.listener_state import Repository
 from rebalance_lint.analysis.migration_confluent import plan_confluent
 from rebalance_lint.analysis.migration_facts import file_facts
-from rebalance_lint.analysis.migration_listeners import Repository, plan_listeners
+from rebalance_lint.analysis.migration_listeners import plan_listeners
 from rebalance_lint.analysis.model import Analysis
 
 #: A file that imports none of these has nothing to migrate (decided before any planning).

@@ -1,20 +1,17 @@
 """What the migration planner reads about one file, beyond the rules' model: an index of
 classes, calls and attributes in source order, name bindings, and small expression tests.
 
-Built only for a file whose model has a migration candidate (``analysis.migration``).
+Built only for a file whose model has a migration candidate (``analysis.migration``). What a
+shape decides from these facts lives in its module under :mod:`.shapes`.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rebalance_guard._client_facts import ClientFacts
-
-from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.scopes import Bindings
@@ -141,19 +138,6 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     )
 
 
-def optional_import(facts: FileFacts, package: str, guard_module: str) -> str | None:
-    """Why a site of ``package``'s client cannot be migrated here: the file imports the client
-    only inside ``try``/``except ImportError`` (an optional dependency), and ``guard_module``
-    imports the client unconditionally, so the module would stop loading without it."""
-    if package not in facts.index.optional:
-        return None
-    return (
-        f"{package} is an optional dependency here (imported only inside try/except "
-        f"ImportError), and {guard_module} needs it when imported; import {guard_module} "
-        "in that try block, then migrate this site by hand"
-    )
-
-
 def names_in(root: ast.AST) -> set[str]:
     """Every name ``root`` binds or uses (``x.consumer`` and ``f(consumer=...)`` take none)."""
     names: set[str] = set()
@@ -231,9 +215,6 @@ def _module_binds_only(facts: FileFacts, name: str, wanted: str) -> bool:
         else:
             return False
     return bool(found) and qualnames == {wanted}
-
-
-# -- expressions --------------------------------------------------------------------------
 
 
 def is_pure(node: ast.expr) -> bool:
@@ -416,196 +397,3 @@ def takes_no_self(decorator: ast.expr) -> bool:
     name = decorator.func if isinstance(decorator, ast.Call) else decorator
     last = name.attr if isinstance(name, ast.Attribute) else getattr(name, "id", "")
     return last.endswith(("staticmethod", "classmethod"))
-
-
-def consumer_escape_step(use: ast.AST, facts: FileFacts) -> str:
-    """The next step for a callback whose consumer is used other than by calling a method:
-    what the use is, and how to make the callback migratable."""
-    parent = facts.parent(use)
-    if isinstance(parent, ast.keyword):
-        parent = facts.parent(parent)
-    if isinstance(parent, ast.Call) and parent.func is not use:
-        what = f"passes it to {ast.unparse(parent.func)}()"
-        step = (
-            "call the consumer's methods in the callback itself (inline that call, or make "
-            "it return what the callback should do)"
-        )
-    elif isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
-        what = "stores it"
-        step = "drop the stored reference (the view is valid only during the callback)"
-    else:
-        what = "uses it as a value"
-        step = "call only the consumer's methods there"
-    return f"{what}; {step}, then run migrate again"
-
-
-#: Functions that only turn their arguments into text.
-_DISPLAY_FUNCTIONS = frozenset({"print", "str", "repr", "format", "ascii"})
-#: ``logging.Logger`` methods; counted only on a receiver whose name says it is a logger.
-_LOG_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
-)
-
-
-#: ``logger``, ``_log``, ``LOGGER``, ``self.app_logger``, ``logging``: names of loggers.
-_LOGGER_NAME = re.compile(r"_*(\w+_)?(log|logger|logging)")
-
-
-def only_displayed(use: ast.AST, facts: FileFacts) -> bool:
-    """Whether ``use`` (the callback's consumer) is only turned into text: printed, logged,
-    formatted (``str.format``, ``%``, an f-string) or passed to ``str``/``repr``.
-
-    Handing the view there instead of the consumer changes nothing but the text (the view's
-    ``repr`` names its callback), and the text is made while the callback runs, so such a use
-    does not stop a migration (REAL_WORLD-style logging: ``print("assign", consumer, parts)``).
-    """
-    parent = facts.parent(use)
-    if isinstance(parent, ast.FormattedValue):
-        return parent.value is use
-    if isinstance(parent, ast.Tuple):
-        grand = facts.parent(parent)
-        if isinstance(grand, ast.BinOp) and grand.right is parent:
-            parent, use = grand, parent  # "%s %s" % (consumer, partitions)
-    if isinstance(parent, ast.BinOp):
-        return (
-            isinstance(parent.op, ast.Mod)
-            and parent.right is use
-            and isinstance(parent.left, ast.Constant | ast.JoinedStr)
-            and (isinstance(parent.left, ast.JoinedStr) or isinstance(parent.left.value, str))
-        )
-    keyword = isinstance(parent, ast.keyword)
-    if parent is not None and keyword:
-        parent = facts.parent(parent)  # only str.format(name=...): print(file=) writes to it
-    if not isinstance(parent, ast.Call) or parent.func is use:
-        return False
-    func = parent.func
-    if keyword and not (isinstance(func, ast.Attribute) and func.attr == "format"):
-        return False
-    return makes_text(func, facts)
-
-
-#: Builtins that compute a value from their arguments and reach nothing else.
-_VALUE_BUILTINS = frozenset(
-    {"sorted", "len", "list", "tuple", "set", "frozenset", "dict", "min", "max", "sum",
-     "any", "all", "int", "float", "bool", "enumerate", "zip", "range", "reversed"}
-)  # fmt: skip
-
-
-def only_computes(func: ast.expr, facts: FileFacts) -> bool:
-    """Whether calling ``func`` only makes text (:func:`makes_text`) or a value from its
-    arguments (``sorted``, ``len``...): it can run later without anyone noticing."""
-    if isinstance(func, ast.Name) and func.id in _VALUE_BUILTINS:
-        return func.id not in facts.index.claimed
-    return makes_text(func, facts)
-
-
-def makes_text(func: ast.expr, facts: FileFacts) -> bool:
-    """Whether calling ``func`` only makes or writes text: ``print``, ``str``, ``repr``,
-    ``"...".format``, a logger's ``info``/``warning``/...; it reaches no consumer."""
-    if isinstance(func, ast.Name):
-        return func.id in _DISPLAY_FUNCTIONS and func.id not in facts.index.claimed
-    if not isinstance(func, ast.Attribute):
-        return False
-    if func.attr == "format":
-        return isinstance(func.value, ast.Constant) and isinstance(func.value.value, str)
-    receiver = func.value.attr if isinstance(func.value, ast.Attribute) else None
-    if isinstance(func.value, ast.Name):
-        receiver = func.value.id
-    return (
-        func.attr in _LOG_METHODS
-        and receiver is not None
-        and _LOGGER_NAME.fullmatch(receiver.lower()) is not None
-    )
-
-
-def helper_takes_view(
-    use: ast.AST, facts: FileFacts, call_ok: Callable[[ast.Call, str], bool], depth: int = 0
-) -> bool:
-    """Whether ``use`` (the callback's consumer) is handed to a function of this file that
-    only calls methods the view offers on it (``call_ok``), shows it, or hands it on the same
-    way: ``commit_all(consumer)``, ``_check_partitions_at_eof(consumer, partitions)``.
-
-    The helper stays as it is and gets the view instead; that is sound only when the helper's
-    parameter has no annotation (a type checker would reject the view for ``Consumer``) and an
-    async helper is awaited inside the callback (else it would run after the view expired).
-    """
-    parent = facts.parent(use)
-    keyword = parent.arg if isinstance(parent, ast.keyword) else None
-    if isinstance(parent, ast.keyword):
-        parent = facts.parent(parent)
-    if not isinstance(parent, ast.Call):
-        return False
-    helper = _helper_called(parent.func, facts)
-    if helper is None or helper.decorator_list:
-        return False
-    if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(facts.parent(parent), ast.Await):
-        return False
-    positional = [*helper.args.posonlyargs, *helper.args.args]
-    if isinstance(parent.func, ast.Attribute):
-        positional = positional[1:]  # self.helper(consumer): the method's self comes first
-    if keyword is not None:
-        named = [*helper.args.args, *helper.args.kwonlyargs]
-        param = next((p for p in named if p.arg == keyword), None)
-    else:
-        index = next((i for i, arg in enumerate(parent.args) if arg is use), None)
-        if index is None or any(isinstance(a, ast.Starred) for a in parent.args[:index]):
-            return False
-        param = positional[index] if index < len(positional) else None
-    if param is None or param.annotation is not None:
-        return False
-    refs = facts.bindings.references(param, param.arg)
-    if refs is None:
-        return False
-    for ref in refs:
-        method = facts.parent(ref)
-        call = facts.parent(method) if method is not None else None
-        if only_displayed(ref, facts) or (
-            isinstance(method, ast.Attribute)
-            and method.value is ref
-            and isinstance(call, ast.Call)
-            and call.func is method
-            and call_ok(call, method.attr)
-        ):
-            continue
-        if depth < 2 and helper_takes_view(ref, facts, call_ok, depth + 1):
-            continue
-        return False
-    return True
-
-
-def _helper_called(func: ast.expr, facts: FileFacts) -> FunctionNode | None:
-    """The function ``helper(...)`` or ``self.helper(...)`` calls: a def bound once where it
-    is called, or a method of the class whose method makes the call."""
-    if isinstance(func, ast.Name):
-        found = facts.bindings.binding(func)
-        return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
-    if isinstance(func, ast.Attribute):
-        owner = self_class(func.value, facts)
-        return methods_of(owner).get(func.attr) if owner is not None else None
-    return None
-
-
-def offered_by_view(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:
-    """Whether ``consumer.<name>(...)`` works the same on the client's view: a method the view
-    offers, awaited where it is a coroutine (:func:`helper_takes_view`)."""
-
-    def ok(call: ast.Call, name: str) -> bool:
-        return name in client.view_methods and (
-            name not in client.coroutine_methods or isinstance(facts.parent(call), ast.Await)
-        )
-
-    return ok
-
-
-def dropped_coroutine(
-    call: ast.Call, name: str, client: ClientFacts, facts: FileFacts
-) -> str | None:
-    """Why ``consumer.<name>()`` as a bare statement cannot move to the view: the client's
-    method is a coroutine nobody awaits, so the call never ran (KRB106); as the view's it
-    would show up as a new type error (an unused coroutine) and still not run."""
-    if name in client.coroutine_methods and isinstance(facts.parent(call), ast.Expr):
-        return (
-            f"calls consumer.{name}() without await (line {call.lineno}), so the call never "
-            "ran (KRB106); add the await first"
-        )
-    return None

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rebalance_lint.analysis.edits import MigrationPlan
-from rebalance_lint.analysis.migration import has_candidates, plan_migration
-from rebalance_lint.analysis.migration_listeners import (
+from rebalance_lint.analysis.listener_state import (
     LISTENER_CLIENTS,
     ListenerSites,
     RemoteCreation,
     RemoteUses,
     Repository,
 )
+from rebalance_lint.analysis.migration import has_candidates, plan_migration
 from rebalance_lint.analysis.model import Analysis
 
 if TYPE_CHECKING:

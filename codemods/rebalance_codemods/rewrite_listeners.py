@@ -1,0 +1,147 @@
+"""LibCST editors for the kafka-python and aiokafka listener shapes: the registration split
+into ``set_rebalance_listener`` and ``subscribe``, the injected consumer dropped, the base
+renamed and the view appended to the callbacks."""
+
+from __future__ import annotations
+
+import libcst as cst
+from rebalance_lint.analysis.edits import Edit
+
+from rebalance_codemods.rewrite_base import (
+    _COMMA,
+    _EXPRESSION,
+    LISTENER_POSITION,
+    Editor,
+    NodeEdit,
+    Replacement,
+    _dotted,
+    _Finder,
+)
+from rebalance_codemods.syntax import (
+    append_param,
+    drop_arg,
+    drop_param,
+    drop_statement,
+    find_arg,
+)
+
+
+def _split_subscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``c.subscribe(t, listener=l)`` -> ``set_rebalance_listener(c, l)`` + ``c.subscribe(t)``."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.SimpleStatementLine)
+        expr = node.body[0]
+        assert isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call)
+        call = expr.value
+        assert isinstance(call.func, cst.Attribute)
+        index = find_arg(call.args, "listener", LISTENER_POSITION)
+        assert index is not None
+        register = cst.Call(
+            func=cst.Name(edit.value),
+            args=[
+                cst.Arg(call.func.value.deep_clone(), comma=_COMMA),
+                cst.Arg(call.args[index].value),
+            ],
+        )
+        first = cst.SimpleStatementLine(body=[cst.Expr(register)], leading_lines=node.leading_lines)
+        second = node.with_changes(
+            leading_lines=(),
+            body=[expr.with_changes(value=call.with_changes(args=drop_arg(call.args, index)))],
+        )
+        return cst.FlattenSentinel([first, second])
+
+    return finder.find(edit.target, cst.SimpleStatementLine), change
+
+
+def _replace_with_name(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """The expression becomes the name ``value``, or the attribute for a dotted one."""
+    return finder.find(edit.target, _EXPRESSION), lambda _node: _dotted(edit.value)
+
+
+def _drop_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        return node.with_changes(params=drop_param(node.params, edit.index))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_init_statement(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    assert edit.other is not None
+    doomed = finder.find(edit.other, cst.SimpleStatementLine)
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
+        return node.with_changes(body=drop_statement(node.body, doomed, fill=False))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_if_empty(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """An ``__init__`` left with nothing to do goes away (or keeps a ``pass`` if it has params)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        body = node.body
+        if isinstance(body, cst.IndentedBlock) and not body.body:
+            if (
+                len(node.params.params) == 1
+                and not node.decorators
+                and not node.params.kwonly_params
+                and not any(line.comment for line in node.leading_lines)
+                and not any(line.comment for line in body.footer)
+            ):
+                return cst.RemoveFromParent()
+            return node.with_changes(
+                body=body.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+            )
+        return node
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+def _drop_call_arg(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call)
+        index = find_arg(node.args, edit.value, edit.index)
+        assert index is not None
+        return node.with_changes(args=drop_arg(node.args, index))
+
+    return finder.find(edit.target, cst.Call), change
+
+
+def _rename_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    base = finder.parent(finder.find(edit.target, _EXPRESSION))
+    assert isinstance(base, cst.Arg)
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Arg)
+        return node.with_changes(value=cst.Name(edit.value))
+
+    return base, change
+
+
+def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    param = cst.Param(
+        name=cst.Name(edit.value), annotation=cst.Annotation(annotation=cst.Name(edit.annotation))
+    )
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        return node.with_changes(params=append_param(node.params, param))
+
+    return finder.find(edit.target, cst.FunctionDef), change
+
+
+#: The actions this module edits (:mod:`.rewrite` dispatches on them).
+EDITORS: dict[str, Editor] = {
+    "split_subscribe": _split_subscribe,
+    "replace_with_name": _replace_with_name,
+    "drop_param": _drop_param,
+    "drop_init_statement": _drop_init_statement,
+    "drop_if_empty": _drop_if_empty,
+    "drop_call_arg": _drop_call_arg,
+    "rename_base": _rename_base,
+    "append_param": _append_param,
+}

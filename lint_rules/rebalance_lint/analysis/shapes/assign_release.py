@@ -1,0 +1,131 @@
+"""Shape: ``assign``/``incremental_assign`` in ``on_assign`` and ``unassign`` in a revocation
+(confluent's own documented way), anywhere they run once.
+
+KIP-1306 runs ``on_partitions_assigned`` with the partitions assigned, so an assign becomes a
+seek per partition (the adapter assigns with the sought offsets) and what follows sees them
+on the view too; a release is dropped (the adapter releases) when only logging, printing and
+computing values follow it."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.confluent_callback import _ASSIGNS, Function, _Callback
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import FileFacts, containing_list, statement_layout
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.assign_at_offsets import _each_at_an_offset
+from rebalance_lint.analysis.shapes.displayed_consumer import only_computes
+
+
+def _tail_statement(
+    call: ast.Call, fn: Function, facts: FileFacts, *, last: bool = True
+) -> ast.Expr | None:
+    """The statement ``call`` forms (awaited or not), run at most once by ``fn``: inside
+    nothing but ``if``/``elif``/``else``/``with``; with ``last``, nothing in ``fn`` can run
+    after it (each of those blocks ends with it)."""
+    statement = facts.parent(call)
+    if isinstance(statement, ast.Await):
+        statement = facts.parent(statement)
+    if not (isinstance(statement, ast.Expr) and statement_layout(statement, facts) == "own"):
+        return None
+    node: ast.AST = statement
+    while True:
+        owner = facts.parent(node)
+        body = containing_list(owner, node) if owner is not None else None
+        if not body or (last and body[-1] is not node):
+            return None
+        if owner is fn:
+            return statement
+        if not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
+            return None
+        node = owner
+
+
+def _only_text_after(statement: ast.stmt, fn: Function, facts: FileFacts) -> bool:
+    """Whether everything ``fn`` runs after ``statement`` only logs, prints or computes values
+    (:func:`only_computes`; no other call, no ``await``): it cannot see that a release moved
+    to the end of the callback."""
+    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    for node in ast.walk(fn):
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if at < end:
+            continue
+        if isinstance(node, ast.Await | ast.Yield | ast.YieldFrom | ast.Lambda) or (
+            isinstance(node, ast.Call) and not only_computes(node.func, facts)
+        ):
+            return False
+    return True
+
+
+def _plan_final(
+    callback: _Callback,
+    call: ast.Call,
+    name: str,
+    partitions: str,
+    facts: FileFacts,
+    plan: MigrationPlan,
+) -> str | None:
+    """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation (in a
+    lambda: its whole body; ``gather`` rewrites it, see ``_lambda_tail``)."""
+    function = callback.function
+    last: ast.AST | None
+    if isinstance(function, ast.Lambda):
+        last = call if function.body is call else None
+    else:
+        # KIP-1306: on_partitions_assigned runs once the partitions are assigned, so what
+        # follows an assign sees them assigned on the view too (its seeks are staged, its
+        # pauses held); what follows a release would still see them: nothing but logging
+        last = _tail_statement(call, function, facts, last=name not in _ASSIGNS)
+        if last is None and name not in _ASSIGNS:
+            last = _tail_statement(call, function, facts, last=False)
+            if last is not None and not _only_text_after(last, function, facts):
+                last = None
+    if last is None and name in _ASSIGNS and not isinstance(function, ast.Lambda):
+        return (
+            f"consumer.{name}() is not a statement {callback.label} runs once (it sits in "
+            "a loop, a try or an expression)"
+        )
+    if last is None:
+        return f"consumer.{name}() is not the last thing {callback.label} does"
+    arg_ok = (
+        len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id == partitions
+    )
+    if name in _ASSIGNS:
+        at_offsets = (
+            len(call.args) == 1
+            and not call.keywords
+            and not isinstance(function, ast.Lambda)
+            and _each_at_an_offset(call.args[0], partitions, function, facts)
+        )
+        if callback.keyword != "on_assign" or not (arg_ok or at_offsets):
+            return f"consumer.{name}() does not assign exactly the callback's partitions"
+        loop_var = "partition" if partitions != "partition" else "tp"
+        if not isinstance(function, ast.Lambda):
+            plan.edit(Edit("seek_loop", span(last), value=partitions, extra=loop_var))
+        return None
+    if callback.keyword == "on_assign" or (name == "incremental_unassign" and not arg_ok):
+        return f"consumer.{name}() does not release exactly the callback's partitions"
+    if name == "unassign" and (call.args or call.keywords):
+        return "consumer.unassign() with arguments"
+    if not isinstance(function, ast.Lambda):
+        plan.edit(Edit("drop_final", span(last)))
+    return None
+
+
+SHAPE = Shape(
+    name="assign and release in callbacks",
+    planner="confluent",
+    recognises=(
+        "consumer.assign/incremental_assign/unassign/incremental_unassign on the "
+        "callback's consumer"
+    ),
+    plan=("seek_loop / drop_final"),
+    fixtures=(
+        "tests/codemods/test_assign_release_placement.py",
+        "tests/codemods/test_confluent.py",
+    ),
+)

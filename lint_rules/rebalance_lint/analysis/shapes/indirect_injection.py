@@ -1,0 +1,61 @@
+"""Shape: a migrated listener whose callbacks still reach a consumer through an owner
+(REAL_WORLD.md's indirect injection: ``self.runner.consumer.pause(...)``), or that was also
+handed a consumer it keeps: the class migrates, the site says what is left by hand."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from rebalance_lint.analysis.edits import MigrationPlan, span
+from rebalance_lint.analysis.model import Analysis, IndirectInjection
+from rebalance_lint.analysis.shape import Shape
+
+
+def _indirect_reason(found: IndirectInjection) -> str:
+    """Why a migrated class still reaches a consumer of its own, and what to do about it."""
+    return (
+        f"listener class {found.listener.node.name} is migrated, but its callbacks still reach "
+        f"a consumer through {found.path}, which the codemod cannot turn into the view; pass "
+        "the callback's consumer argument along to that call and use it there instead"
+    )
+
+
+def refuse_what_stays(
+    analysis: Analysis, legacy: Mapping[ast.ClassDef, object], plan: MigrationPlan
+) -> None:
+    """For each migrated class of ``legacy``: a consumer its callbacks still reach through an
+    owner, and a consumer handed to its ``__init__`` that the plan keeps, each refused at its
+    line with the step left by hand (the class itself stays migrated)."""
+    for found in analysis.indirect:
+        cls = found.listener.node
+        if cls in legacy and span(cls) in plan.planned and span(found.anchor) not in plan.planned:
+            plan.refuse(getattr(found.anchor, "lineno", cls.lineno), _indirect_reason(found))
+    refused = {line for line, _ in plan.manual}
+    for listener, arg in analysis.injected:  # e.g. a wrapper registering itself, also handed one
+        cls = listener.node
+        if (
+            cls in legacy
+            and span(cls) in plan.planned
+            and span(arg) not in plan.planned
+            and arg.lineno not in refused
+        ):
+            plan.refuse(
+                arg.lineno,
+                f"listener class {cls.name} is migrated, but the consumer handed to its "
+                f"__init__ ({arg.arg}) stays; drop it by hand where nothing else uses it",
+            )
+
+
+SHAPE = Shape(
+    name="indirect injection",
+    planner="listeners",
+    recognises=(
+        "the model's IndirectInjection and injected parameters of a migrated class whose "
+        "anchor the plan did not rewrite"
+    ),
+    plan=("refusal (the class is migrated)"),
+    fixtures=(
+        "tests/codemods/test_refusals.py::test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says_so",
+    ),
+)

@@ -1,0 +1,195 @@
+"""Shape: the consumer injected through the listener's constructor (KRB201).
+
+The injected parameter is the one that receives, at every instantiation, the very consumer
+the instance is registered on; its uses inside callbacks become the view; the parameter, the
+``self.<attr> = <param>`` and the arguments go, unless the consumer is used elsewhere too."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import CONSUMER_METHODS, ClientFacts
+
+from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.listener_state import _attributes_in, _code, _method_named, _State
+from rebalance_lint.analysis.migration_facts import (
+    FileFacts,
+    find_arg,
+    first_param,
+    self_attr,
+    self_class,
+    statement_layout,
+)
+from rebalance_lint.analysis.model import consumerish
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.listener_registration import _block
+from rebalance_lint.analysis.shapes.view_uses import _view_use
+
+
+def _plan_injection(
+    cls: ast.ClassDef,
+    client: ClientFacts,
+    methods: dict[str, Function],
+    creations: list[ast.Call],
+    views: dict[Function, str],
+    state: _State,
+    plan: MigrationPlan,
+) -> str | None:
+    """Find the consumer handed to ``__init__`` and turn its callback uses into the view."""
+    facts = state.facts
+    init = methods.get("__init__")
+    injected = _injected_param(init, creations, state) if init is not None else None
+    if isinstance(injected, str):
+        return injected
+    attr = _stored_as(init, injected[0], facts) if init is not None and injected else None
+    callback_uses: list[tuple[ast.Attribute, str]] = []
+    for fn, view in views.items():
+        self_name = first_param(fn)
+        for node in _attributes_in(fn):
+            stored = self_attr(node, self_name)
+            if stored is None:
+                continue
+            method_name = _method_named(node, facts)
+            if attr is not None and stored == attr[0]:
+                reason = _view_use(node, client, facts)
+                if reason is not None:
+                    return reason
+                callback_uses.append((node, view))
+            elif method_name in CONSUMER_METHODS and _from_param(init, stored, facts):
+                return (
+                    f"{fn.name} calls self.{stored}.{method_name}() on a consumer the "
+                    "codemod cannot prove is the registering one; "
+                    "use the callback's consumer by hand"
+                )
+    for node, view in callback_uses:
+        plan.edit(Edit("replace_with_name", span(node), value=view))
+    if init is None or injected is None:
+        return None
+    param, position = injected
+    other_uses = _uses_outside(cls, attr, param, init, views, facts)
+    if other_uses is not None:
+        plan.refuse(
+            param.lineno,
+            f"the consumer injected into {cls.name}() is also used at line {other_uses}; "
+            f"kept (the callbacks now use the view), remove it by hand",
+        )
+        return None
+    assert attr is not None
+    plan.planned.add(span(param))  # KRB201's site: the injected parameter goes
+    plan.edit(Edit("drop_param", span(init), index=position + 1))
+    if param.annotation is not None:
+        plan.unused_imports.append(span(param.annotation))
+    plan.edit(Edit("drop_init_statement", span(init), other=span(attr[1])))
+    plan.edit(Edit("drop_if_empty", span(init)))
+    for creation in creations:
+        path = state.remote.get(creation)
+        target = plan if path is None else state.remote_plans.setdefault(path, MigrationPlan())
+        target.edit(Edit("drop_call_arg", span(creation), value=param.arg, index=position))
+    return None
+
+
+def _injected_param(
+    init: Function, creations: list[ast.Call], state: _State
+) -> tuple[ast.arg, int] | str | None:
+    """The ``__init__`` parameter that always receives the registering consumer, if one does."""
+    args = init.args
+    if args.vararg or args.kwonlyargs or args.kwarg or args.posonlyargs:
+        return None
+    for position, param in enumerate(args.args[1:]):
+        matches = []
+        for creation in creations:
+            value = find_arg(creation, param.arg, position)
+            receiver = state.registrations[creation]
+            matches.append(value is not None and _code(value) == receiver)
+        if all(matches):
+            return param, position
+        if any(matches):
+            return (
+                f"its constructor gets the registering consumer at some instantiations but "
+                f"not at others ({param.arg}); pass the same consumer everywhere first"
+            )
+    return None
+
+
+def _stored_as(init: Function, param: ast.arg, facts: FileFacts) -> tuple[str, ast.Assign] | None:
+    """``self.<attr> = <param>`` in ``__init__``: the attribute name and its statement."""
+    self_name = first_param(init)
+    for stmt in _block(init, facts):
+        if statement_layout(stmt, facts) != "own":
+            continue
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id == param.arg
+        ):
+            attr = self_attr(stmt.targets[0], self_name)
+            if attr is not None:
+                return attr, stmt
+    return None
+
+
+def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
+    """Whether ``__init__`` stores a parameter that may hold a consumer as ``self.<attr>``:
+    one named or annotated as one (``consumer``, ``c: KafkaConsumer``), not ``storage``, whose
+    ``commit()`` is a database's (REAL_WORLD.md: commit hidden behind an offset store)."""
+    if init is None:
+        return False
+    for param in init.args.args[1:]:
+        annotation = ast.unparse(param.annotation) if param.annotation is not None else ""
+        if not (consumerish(param.arg) or "Consumer" in annotation):
+            continue
+        stored = _stored_as(init, param, facts)
+        if stored is not None and stored[0] == attr:
+            return True
+    return False
+
+
+def _uses_outside(
+    cls: ast.ClassDef,
+    attr: tuple[str, ast.Assign] | None,
+    param: ast.arg,
+    init: Function,
+    views: dict[Function, str],
+    facts: FileFacts,
+) -> int | None:
+    """First line using the injected consumer outside the callbacks, or None."""
+    if attr is None:
+        return init.lineno
+    refs = facts.bindings.references(param, param.arg)
+    if refs is None or len(refs) != 1:
+        return init.lineno
+    inside = {node for fn in views for node in _attributes_in(fn)}
+    assigned = attr[1].targets[0]
+    for node in facts.index.attributes.get(attr[0], []):
+        if node in inside or node is assigned or _another_classes_self(node, cls, facts):
+            continue
+        return node.lineno
+    return None
+
+
+def _another_classes_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> bool:
+    """``self.consumer`` in a method of another class: not the listener's attribute."""
+    owner = self_class(node.value, facts)
+    return (
+        owner is not None
+        and owner is not cls
+        and cls.name not in {ast.unparse(base) for base in owner.bases}
+    )
+
+
+SHAPE = Shape(
+    name="injected consumers",
+    planner="listeners",
+    recognises=(
+        "an __init__ parameter given the registering consumer at every creation, stored "
+        "as self.<attr>"
+    ),
+    plan=("replace_with_name + drop_param + drop_init_statement + drop_if_empty + drop_call_arg"),
+    fixtures=(
+        "tests/codemods/test_kafka_python.py",
+        "tests/codemods/test_aiokafka.py",
+        "tests/codemods/test_repository_mode.py",
+    ),
+)

@@ -1,0 +1,121 @@
+"""Shape: listeners kept in a variable or an attribute (``self._listener = Cls(...)`` then
+``listener=self._listener``; real code keeps it to read its state).
+
+Migrated when the instance is used only for registration, plain attributes, ``is None``
+tests and being kept in an attribute of ``self`` used the same way."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
+
+from rebalance_lint.analysis.listener_state import _State
+from rebalance_lint.analysis.migration_facts import FileFacts, is_none, self_class
+from rebalance_lint.analysis.shape import Shape
+
+
+def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
+    """``listener=self._listener`` where the file stores ``._listener`` exactly once, as
+    ``self._listener = Cls(...)`` in a method of the same class (real code keeps the listener
+    to read its state: ``self._assignment.rebalancing``)."""
+    facts = state.facts
+    owner = self_class(value.value, facts)
+    if owner is None:
+        return None
+    stores = [
+        node
+        for node in facts.index.attributes.get(value.attr, [])
+        if isinstance(node.ctx, ast.Store | ast.Del)
+    ]
+    store = stores[0] if len(stores) == 1 else None
+    assign = facts.parent(store) if store is not None else None
+    if (
+        store is None
+        or self_class(store.value, facts) is not owner
+        or not isinstance(assign, ast.Assign)
+        or assign.targets != [store]
+        or not isinstance(assign.value, ast.Call)
+    ):
+        return None
+    state.instance_attributes[assign.value] = value.attr
+    return assign.value
+
+
+def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
+    """A listener kept in a variable or an attribute may be used only for registration, plain
+    attributes, ``is None`` tests and being kept in an attribute of ``self`` used the same way
+    (any ``.<attr>`` of the file, whatever object it is read from, counts)."""
+    facts = state.facts
+    target = state.instance_names.get(creation)
+    attribute = state.instance_attributes.get(creation)
+    pending: list[ast.expr]
+    if target is not None:
+        label = target.id
+        refs = facts.bindings.references(target, target.id)
+        pending = list(refs) if refs is not None else [target]  # rebound: none vouched for
+    elif attribute is not None:
+        label = f"self.{attribute}"
+        pending = _attribute_loads(attribute, facts)
+    else:
+        return None
+    followed: set[str] = {attribute} if attribute is not None else set()
+    while pending:
+        ref = pending.pop(0)
+        parent = facts.parent(ref)
+        if (
+            (isinstance(parent, ast.Attribute) and parent.value is ref)
+            and parent.attr not in CALLBACKS
+        ) or ref in state.registered_values:
+            continue
+        if isinstance(parent, ast.Compare) and _is_none_test(parent):
+            continue
+        kept = _kept_in_self(ref, facts)
+        if kept is not None:
+            if kept not in followed:
+                followed.add(kept)
+                pending.extend(_attribute_loads(kept, facts))
+            continue
+        return (
+            f"the listener {label} is used at line {ref.lineno} beyond its registration; "
+            "migrate it by hand"
+        )
+    return None
+
+
+def _attribute_loads(attribute: str, facts: FileFacts) -> list[ast.expr]:
+    return [
+        node for node in facts.index.attributes.get(attribute, []) if isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _is_none_test(compare: ast.Compare) -> bool:
+    """``x is None`` / ``x is not None``."""
+    return (
+        len(compare.ops) == 1
+        and isinstance(compare.ops[0], ast.Is | ast.IsNot)
+        and is_none(compare.comparators[0])
+    )
+
+
+def _kept_in_self(ref: ast.expr, facts: FileFacts) -> str | None:
+    """``self.<attr> = ref`` (one target): the attribute the listener is kept in."""
+    assign = facts.parent(ref)
+    if not (isinstance(assign, ast.Assign) and assign.value is ref and len(assign.targets) == 1):
+        return None
+    store = assign.targets[0]
+    if isinstance(store, ast.Attribute) and self_class(store.value, facts) is not None:
+        return store.attr
+    return None
+
+
+SHAPE = Shape(
+    name="listener attributes and variables",
+    planner="listeners",
+    recognises=(
+        "self.<attr> stored once as self.<attr> = Cls(...) in the same class; name = "
+        "Cls(...) bound once"
+    ),
+    plan=("the class's plan; the instance's uses are checked"),
+    fixtures=("tests/codemods/test_listener_attribute.py",),
+)

@@ -1,0 +1,84 @@
+"""Shape: how a registered listener expression leads to its ``Cls(...)``: created at the
+registration, kept in a variable bound once, kept in an attribute, or made by a factory; and
+every creation of a class (its name used only to create it, in annotations and in
+``isinstance``)."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.listener_state import _State
+from rebalance_lint.analysis.migration_facts import FileFacts, has_star_args
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.factory_listeners import _factory_creation
+from rebalance_lint.analysis.shapes.kept_listeners import _attribute_creation
+
+
+def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
+    """The ``Cls(...)`` call that produced a listener expression, if the planner can see it."""
+    if isinstance(value, ast.Call):
+        return _factory_creation(value, state) or value
+    if isinstance(value, ast.Attribute):
+        return _attribute_creation(value, state)
+    if not isinstance(value, ast.Name):
+        return None
+    target = state.facts.bindings.binding(value)
+    assign = state.facts.parent(target) if target is not None else None
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(assign, ast.Assign)
+        and len(assign.targets) == 1
+        and assign.targets[0] is target
+        and isinstance(assign.value, ast.Call)
+    ):
+        state.instance_names[assign.value] = target
+        return assign.value
+    return None
+
+
+def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str | None]:
+    """Every ``Cls(...)`` call, or why some use of the class name cannot be followed."""
+    refs = facts.bindings.references(cls, cls.name)
+    if refs is None:
+        return [], f"the name {cls.name} is bound more than once"
+    creations = []
+    for ref in refs:
+        parent = facts.parent(ref)
+        if isinstance(parent, ast.Call) and parent.func is ref:
+            if has_star_args(parent):
+                return [], f"instantiated with *args or **kwargs at line {ref.lineno}"
+            creations.append(parent)
+        elif ref in facts.bindings.in_annotation or _is_isinstance_arg(ref, facts):
+            continue
+        else:
+            return (
+                [],
+                f"{cls.name} is used at line {ref.lineno} in a way the codemod cannot follow",
+            )
+    return creations, None
+
+
+def _is_isinstance_arg(ref: ast.AST, facts: FileFacts) -> bool:
+    call = facts.parent(ref)
+    if isinstance(call, ast.keyword):
+        call = facts.parent(call)
+    return (
+        isinstance(call, ast.Call)
+        and call.func is not ref
+        and isinstance(call.func, ast.Name)
+        and call.func.id in {"isinstance", "issubclass"}
+    )
+
+
+SHAPE = Shape(
+    name="listener creations",
+    planner="listeners",
+    recognises=(
+        "listener= values: Cls(...), a variable bound once to Cls(...), self.<attr>, factory(...)"
+    ),
+    plan=("drop_call_arg at each creation (with the injected consumer)"),
+    fixtures=(
+        "tests/codemods/test_kafka_python.py",
+        "tests/codemods/test_listener_attribute.py",
+    ),
+)

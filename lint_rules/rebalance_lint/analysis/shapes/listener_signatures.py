@@ -1,0 +1,56 @@
+"""Shape: a legacy listener's callback methods, ``(self, partitions)`` each: the view is
+appended as their second parameter; other signatures, decorators, async methods where the
+client has none and returned values are refused."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import ClientFacts
+
+from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.migration_facts import returned_value
+from rebalance_lint.analysis.shape import Shape
+
+
+def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
+    args = fn.args
+    label = fn.name
+    if fn.decorator_list:
+        return (
+            f"{label} is decorated; the codemod cannot know what the decorator expects; "
+            "migrate by hand"
+        )
+    if isinstance(fn, ast.AsyncFunctionDef) and not client.async_callbacks:
+        return (
+            f"{label} is async, which {client.name} listeners cannot be; make it a plain def first"
+        )
+    if args.vararg or args.kwonlyargs or args.kwarg:
+        return (
+            f"{label} takes *args, keyword-only or **kwargs parameters; "
+            "take (self, partitions) first"
+        )
+    if args.posonlyargs or len(args.args) != 2:
+        return f"{label} does not take exactly (self, partitions); fix its signature first (KRB109)"
+    if args.defaults:
+        return f"{label} has parameter defaults; remove them first"
+    returned = returned_value(fn)
+    if returned is not None:
+        return (
+            f"{label} returns a value (line {returned.lineno}), which the client ignores and "
+            "a RebalanceListener method may not; drop the return value first"
+        )
+    return None
+
+
+SHAPE = Shape(
+    name="listener callback signatures",
+    planner="listeners",
+    recognises=("on_partitions_assigned/revoked/lost defined in a legacy listener class"),
+    plan=("append_param (the view)"),
+    fixtures=(
+        "tests/codemods/test_kafka_python.py",
+        "tests/codemods/test_aiokafka.py",
+        "tests/codemods/test_refusals.py",
+    ),
+)

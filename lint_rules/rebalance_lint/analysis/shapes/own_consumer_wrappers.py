@@ -1,0 +1,77 @@
+"""Shape: a wrapper that is its own listener (``self._c.subscribe(topics, listener=self)``
+in its own method, using its stored ``self._c``), REAL_WORLD.md.
+
+Its callbacks' calls on ``self.<attr>`` become calls on the view; wherever it is created,
+every instance registers itself. A consumer handed to ``__init__`` and stored as that
+attribute is the wrapper's own, kept for its loop."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import ClientFacts
+
+from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.listener_state import _attributes_in, _State
+from rebalance_lint.analysis.migration_facts import first_param, self_attr
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.injected_consumer import _stored_as
+from rebalance_lint.analysis.shapes.view_uses import _view_use
+
+
+def _plan_own_consumer(
+    client: ClientFacts,
+    views: dict[Function, str],
+    own: list[tuple[str, ast.Name]],
+    init: Function | None,
+    state: _State,
+    plan: MigrationPlan,
+) -> str | None:
+    """A class registering itself on ``self.<attr>`` (REAL_WORLD.md: a wrapper that is its own
+    listener): its callbacks' calls on ``self.<attr>`` become calls on the view. Where it is
+    created does not matter: every instance registers itself. A consumer handed to
+    ``__init__`` and stored as ``self.<attr>`` is the wrapper's own, kept for its loop."""
+    receivers = {receiver for receiver, _ in own}
+    if len(receivers) != 1:
+        return (
+            f"it registers itself on {len(receivers)} consumers ({', '.join(sorted(receivers))}); "
+            "migrate it by hand"
+        )
+    head, _, attr = next(iter(receivers)).partition(".")
+    if head != own[0][1].id or not attr or "." in attr:
+        return (
+            f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
+            "own; migrate it by hand"
+        )
+    facts = state.facts
+    uses: list[tuple[ast.Attribute, str]] = []
+    for fn, view in views.items():
+        for node in _attributes_in(fn):
+            if self_attr(node, first_param(fn)) != attr:
+                continue
+            reason = _view_use(node, client, facts)
+            if reason is not None:
+                return reason
+            uses.append((node, view))
+    for node, view in uses:
+        plan.edit(Edit("replace_with_name", span(node), value=view))
+    plan.planned.update(span(value) for _, value in own)  # KRB201's site: listener=self
+    for param in init.args.args[1:] if init is not None else []:
+        stored = _stored_as(init, param, facts) if init is not None else None
+        if stored is not None and stored[0] == attr:
+            plan.planned.add(span(param))  # KRB201's site: the wrapper's own consumer
+    return None
+
+
+SHAPE = Shape(
+    name="own-consumer wrappers",
+    planner="listeners",
+    recognises=("listener=self in a method of a legacy listener class, subscribing on self.<attr>"),
+    plan=("replace_with_name (the view) in the callbacks"),
+    fixtures=(
+        "tests/codemods/test_own_listener.py",
+        "tests/codemods/test_own_subscribe.py",
+        "tests/codemods/test_consumer_subclass_listener.py",
+    ),
+)

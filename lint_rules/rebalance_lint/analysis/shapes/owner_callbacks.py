@@ -1,0 +1,304 @@
+"""Shape: bound methods of the class that owns the consumer (``on_assign=self._on_assign``,
+name-mangled ``self.__on_assign``, another object's ``handler.on_assign`` with ``handler =
+Owner(...)``): REAL_WORLD.md's most common confluent shape.
+
+The owner itself becomes the listener: the listener base is appended to its bases, the
+methods are renamed to ``on_partitions_*`` with the view as their consumer parameter, and
+``subscribe(consumer, topics, self)``; a method something else also calls keeps its name and
+signature, as a wrapper calling the listener method."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
+from rebalance_guard._client_facts import ClientFacts
+
+from rebalance_lint.analysis.confluent_callback import (
+    Function,
+    _Callback,
+    _consumer_param,
+    _drop_annotation_import,
+    _guard_names,
+)
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import (
+    FileFacts,
+    find_arg,
+    is_dotted,
+    methods_of,
+    self_class,
+)
+from rebalance_lint.analysis.model import dotted
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.callback_takes_view import (
+    _assigns_itself,
+    _check_callback,
+    _plan_callback,
+)
+from rebalance_lint.analysis.shapes.static_owner_callbacks import (
+    _is_staticmethod,
+    _static_through_class,
+)
+
+#: Bases an owner class cannot simply gain another base next to.
+_SPECIAL_BASES = ("typing.", "typing_extensions.", "enum.", "ctypes.")
+
+
+@dataclass
+class _OwnerSites:
+    """Registrations of one owner class's own methods (``on_assign=self._on_assign``)."""
+
+    client: ClientFacts
+    roles: dict[str, str]  # on_assign... -> method name
+    calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # (call, self name there)
+
+
+def _collect_owner_site(
+    call: ast.Call,
+    present: list[tuple[str, ast.expr]],
+    client: ClientFacts,
+    facts: FileFacts,
+    owners: dict[ast.ClassDef, list[_OwnerSites]],
+) -> str | None:
+    """Check a registration of ``self.<method>`` callbacks; planned per owner class later."""
+    roles: dict[str, str] = {}
+    owner: ast.ClassDef | None = None
+    self_name = ""
+    for keyword, value in present:
+        found = _owner_method(value, facts)
+        if found is None:
+            return (
+                f"{keyword}= is not a method of the class that makes this call, reached "
+                "through its self; register a method of this class or a function defined "
+                "here instead"
+            )
+        cls, self_name, name = found
+        if owner is not None and cls is not owner:
+            return "the callbacks are methods of different classes; migrate it by hand"
+        owner = cls
+        if keyword == "on_lost" and roles.get("on_revoke") == name:
+            continue  # on_lost=self._on_revoke: on_partitions_lost's default
+        if name in roles.values():
+            return f"{name} is registered for two roles; split it into one method per role"
+        roles[keyword] = name
+    assert owner is not None
+    groups = owners.setdefault(owner, [])
+    for group in groups:
+        if group.roles == roles and group.client is client:
+            group.calls.append((call, self_name))
+            return None
+    groups.append(_OwnerSites(client, roles, [(call, self_name)]))
+    return None
+
+
+def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str, str] | None:
+    """(owner class, the name its instance has at the call, method name) for ``self.<method>``
+    in one of its methods, or ``vc.<method>`` with ``vc = Owner(...)`` bound once (REAL_WORLD.md:
+    another object's bound methods registered, ``on_assign=handler.on_assign``)."""
+    if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
+        return None
+    owner = self_class(value.value, facts) or _instance_class(value.value, facts)
+    if owner is None:
+        return _static_through_class(value, facts)
+    return owner, value.value.id, value.attr
+
+
+def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
+    """The class of the file ``name`` holds when its one binding is ``name = Cls(...)``."""
+    target = facts.bindings.binding(name)
+    assign = facts.parent(target) if target is not None else None
+    if not (
+        isinstance(assign, ast.Assign)
+        and len(assign.targets) == 1
+        and assign.targets[0] is target
+        and isinstance(assign.value, ast.Call)
+        and isinstance(assign.value.func, ast.Name)
+    ):
+        return None
+    cls = facts.bindings.binding(assign.value.func)
+    return cls if isinstance(cls, ast.ClassDef) else None
+
+
+def _plan_owner(
+    owner: ast.ClassDef,
+    groups: list[_OwnerSites],
+    facts: FileFacts,
+    taken: set[str],
+    plan: MigrationPlan,
+) -> None:
+    """Make ``owner`` its own listener, or refuse every one of its registrations."""
+    site = MigrationPlan()
+    reason = (
+        "the class registers different sets of its methods as callbacks at different "
+        "subscribe() calls; register one set everywhere first"
+        if len(groups) != 1
+        else _plan_owner_group(owner, groups[0], facts, taken, site)
+    )
+    if reason is None:
+        plan.merge(site)
+        return
+    for group in groups:
+        for call, _ in group.calls:
+            plan.refuse(call.lineno, reason)
+
+
+def _plan_owner_group(
+    owner: ast.ClassDef,
+    group: _OwnerSites,
+    facts: FileFacts,
+    taken: set[str],
+    plan: MigrationPlan,
+) -> str | None:
+    client = group.client
+    methods = methods_of(owner)
+    clash = sorted(set(CONFLUENT_CALLBACKS.values()) & _class_names_bound(owner))
+    if clash:
+        return f"{owner.name} already defines {clash[0]}; it cannot become its own listener"
+    if owner.keywords or (owner.decorator_list and not _only_dataclass(owner, facts)):
+        return (
+            f"{owner.name} has a metaclass or decorators; make a RebalanceListener class "
+            "that calls its methods by hand"
+        )
+    for base in owner.bases:
+        if not is_dotted(base) or any(
+            name.startswith(_SPECIAL_BASES) for name in facts.qualnames(base)
+        ):
+            return (
+                f"{owner.name} derives from {ast.unparse(base)}, which cannot take "
+                "RebalanceListener as another base; make a listener class by hand"
+            )
+    callbacks: list[_Callback] = []
+    delegated: set[str] = set()
+    for keyword, name in group.roles.items():
+        function = methods.get(name)
+        if function is None:
+            return (
+                f"self.{name} is not defined in {owner.name} itself (inherited or assigned); "
+                "define the callback in the class that registers it first"
+            )
+        registered = {span(v) for call, _ in group.calls for v in _callback_values(call)}
+        others: list[ast.AST] = [
+            node for node in facts.index.attributes.get(name, []) if span(node) not in registered
+        ]
+        others += [
+            fn
+            for cls in facts.index.classes
+            if cls is not owner
+            for fn in methods_of(cls).values()
+            if fn.name == name
+        ]
+        static = _is_staticmethod(function, facts)
+        callbacks.append(_Callback(keyword, function, method=not static, static=static))
+        if others:
+            if static:
+                return (
+                    f"{name} is a staticmethod also used at line "
+                    f"{getattr(others[0], 'lineno', 0)}; make it a plain method taking "
+                    "(self, consumer, partitions) first"
+                )
+            delegated.add(name)
+            reason = _delegation_blocked(function, getattr(others[0], "lineno", 0), facts)
+            if reason is not None:
+                return reason
+    for callback in callbacks:
+        if callback.label in delegated:
+            reason = _check_callback(callback, client, facts, plan, rewrite=False)
+        else:
+            reason = _plan_callback(callback, client, facts, plan)
+        for call, self_name in group.calls:
+            assert isinstance(call.func, ast.Attribute)
+            receiver = dotted(call.func.value)
+            if (
+                reason is None
+                and not callback.static
+                and receiver is not None
+                and receiver.startswith(self_name + ".")
+            ):
+                own_self = callback.function.args.args[0].arg if callback.function.args.args else ""
+                reason = _assigns_itself(callback, own_self + receiver[len(self_name) :], facts)
+        if reason is not None:
+            return reason
+    listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
+    plan.edit(Edit("add_base", span(owner), value=listener))
+    for callback in callbacks:
+        target = span(callback.function)
+        method = CONFLUENT_CALLBACKS[callback.keyword]
+        plan.edit(
+            Edit(
+                "listener_method",
+                target,
+                value=method,
+                annotation=protocol,
+                extra="static" if callback.static else "",
+            )
+        )
+        _drop_annotation_import(_consumer_param(callback), plan)
+        if callback.label in delegated:
+            async_ = isinstance(callback.function, ast.AsyncFunctionDef)
+            plan.edit(Edit("keep_method", target, value=method, index=1 if async_ else 0))
+    for call, self_name in group.calls:
+        plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=self_name))
+        plan.sites += 1
+        plan.planned.add(span(call))
+    return None
+
+
+def _class_names_bound(cls: ast.ClassDef) -> set[str]:
+    """Names the class body binds (methods, attributes)."""
+    names: set[str] = set()
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _only_dataclass(cls: ast.ClassDef, facts: FileFacts) -> bool:
+    wanted = {"dataclasses.dataclass"}
+    return all(
+        facts.qualnames(d.func if isinstance(d, ast.Call) else d) & wanted
+        for d in cls.decorator_list
+    )
+
+
+def _callback_values(call: ast.Call) -> list[ast.expr]:
+    return [
+        v
+        for i, kw in enumerate(CONFLUENT_CALLBACKS)
+        if (v := find_arg(call, kw, i + 1)) is not None
+    ]
+
+
+def _delegation_blocked(function: Function, line: int, facts: FileFacts) -> str | None:
+    """Why a method also used elsewhere cannot be kept and called by the listener method."""
+    consumer = function.args.args[1] if len(function.args.args) == 3 else None
+    if consumer is not None and consumer.annotation is not None:
+        return (
+            f"{function.name} is also used at line {line} and its consumer parameter is "
+            "annotated with the full consumer; drop the annotation or that use first"
+        )
+    return None
+
+
+SHAPE = Shape(
+    name="owner's bound methods",
+    planner="confluent",
+    recognises=(
+        "callbacks given as attributes: self.<method> in a method of the owner class, or "
+        "<name>.<method> with name = Owner(...) bound once"
+    ),
+    plan=("add_base + listener_method (+ keep_method) + resubscribe with the owner"),
+    fixtures=(
+        "tests/codemods/test_confluent_owner.py",
+        "tests/codemods/test_owner_bases.py",
+        "tests/codemods/fixtures/owner_aio_incremental.py",
+        "tests/codemods/fixtures/owner_flush_on_revoke_and_lost.py",
+        "tests/codemods/fixtures/owner_ignores_consumer_argument.py",
+        "tests/codemods/fixtures/owner_mangled_positional.py",
+        "tests/codemods/fixtures/refused_owner_shapes.py",
+    ),
+)
