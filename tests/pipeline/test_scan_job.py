@@ -52,6 +52,40 @@ def test_example_fleet_findings_are_the_rule_functions_findings(fleet_scan: Scan
     assert set(statuses(fleet_scan).values()) == {"ok"}
 
 
+def test_every_output_counts_bugs_by_kind_not_by_code(fleet_scan: ScanResult) -> None:
+    """The fleet's "bugs" are the findings of kind bug, in every output; SARIF levels follow."""
+    from rebalance_lint.kinds import SARIF_LEVEL
+
+    direct: dict[tuple[str, str, int, int, str], str] = {}
+    for repo in sorted(p for p in EXAMPLE_FLEET.iterdir() if p.is_dir()):
+        files = {f.relative_to(repo).as_posix(): f.read_bytes() for f in sorted(repo.rglob("*.py"))}
+        for rel, report in check_repository(files).items():
+            direct.update(
+                ((repo.name, rel, f.line, f.col, f.code), str(f.kind)) for f in report.findings
+            )
+    findings = _read(fleet_scan.out / "findings.parquet")
+    scanned = {(f["repo"], f["path"], f["line"], f["col"], f["code"]): f["kind"] for f in findings}
+    assert scanned == direct
+    kinds = {kind for kind in direct.values()}
+    assert kinds == {"bug", "risk", "advice"}, "the example fleet must show every kind"
+    assert any(f["code"].startswith("KRB1") and f["kind"] != "bug" for f in findings)
+    bugs: dict[str, int] = {}
+    for f in findings:
+        bugs[f["repo"]] = bugs.get(f["repo"], 0) + (f["kind"] == "bug")
+    repositories = _read(fleet_scan.out / "repositories.parquet")
+    assert {r["repo"]: r["bugs"] for r in repositories} == {
+        r["repo"]: bugs.get(r["repo"], 0) for r in repositories
+    }
+    assert all((r["tier"] == "bugs") == (r["bugs"] > 0) for r in repositories)
+    summary = json.loads((fleet_scan.out / "summary.json").read_text())
+    assert summary["totals"]["kinds"]["bug"] == sum(bugs.values())
+    log = json.loads((fleet_scan.out / "report.sarif").read_text())
+    results = log["runs"][0]["results"]
+    assert len(results) == len(findings)
+    assert all(r["level"] == SARIF_LEVEL[r["properties"]["kind"]] for r in results)
+    assert {r["level"] for r in results} == {"error", "warning", "note"}
+
+
 def test_readiness_sums_the_codemod_dry_run(fleet_scan: ScanResult) -> None:
     expected: dict[str, tuple[int, int]] = {}
     for file in sorted(EXAMPLE_FLEET.rglob("*.py")):
@@ -89,6 +123,7 @@ def test_outputs_and_summary(fleet_scan: ScanResult) -> None:
         "code",
         "message",
         "fixable",
+        "kind",
     ]
     files = _read(fleet_scan.out / "files.parquet")
     assert len(files) == len(list(EXAMPLE_FLEET.rglob("*.py")))

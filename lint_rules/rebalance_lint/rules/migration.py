@@ -10,17 +10,20 @@ from rebalance_lint.analysis.migration import is_fixable
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
+#: The one case of the migration codes: advice, whatever the client.
+MIGRATION_ADVICE = {
+    "migration": KindCase(
+        "advice",
+        "always",
+        "KIP-1306 migration: the code works today; the rebalance_guard listener does it with "
+        "the view.",
+    ),
+}
+
 CONSUMER_INJECTED_INTO_LISTENER = Rule(
     code="KRB201",
     name="consumer-injected-into-listener",
-    kinds={
-        "migration": KindCase(
-            "advice",
-            "always",
-            "KIP-1306 migration: the code works today; the rebalance_guard listener does it "
-            "with the view.",
-        ),
-    },
+    kinds=MIGRATION_ADVICE,
     template=(
         "consumer injected into listener {cls} {how}: "
         "take the consumer the callback receives instead"
@@ -78,14 +81,7 @@ class Listener(RebalanceListener):
 ONE_ARGUMENT_LISTENER = Rule(
     code="KRB202",
     name="one-argument-listener",
-    kinds={
-        "migration": KindCase(
-            "advice",
-            "always",
-            "KIP-1306 migration: the code works today; the rebalance_guard listener does it "
-            "with the view.",
-        ),
-    },
+    kinds=MIGRATION_ADVICE,
     template=(
         "{cls} is a one-argument {client} listener: derive from "
         "rebalance_guard.{module}.RebalanceListener with (partitions, consumer) methods"
@@ -131,14 +127,7 @@ class Listener(RebalanceListener):
 LISTENER_PASSED_TO_SUBSCRIBE = Rule(
     code="KRB203",
     name="listener-passed-to-subscribe",
-    kinds={
-        "migration": KindCase(
-            "advice",
-            "always",
-            "KIP-1306 migration: the code works today; the rebalance_guard listener does it "
-            "with the view.",
-        ),
-    },
+    kinds=MIGRATION_ADVICE,
     template="{what} passed to subscribe(): {fix}",
     has_codemod=True,
     rationale=(

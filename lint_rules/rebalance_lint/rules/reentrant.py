@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import FORBIDDEN
@@ -67,6 +69,14 @@ ASSIGN_IN_CONFLUENT_ON_ASSIGN = Rule(
     code="KRB110",
     name="assign-inside-confluent-on-assign",
     kinds={
+        "protocol_checked": KindCase(
+            "advice",
+            "the call sits under an `if` that tests the protocol (a name or expression with "
+            "cooperative, incremental, eager, sticky, protocol or KIP-848 in it)",
+            "the code picks `assign()` or `incremental_assign()` by the protocol it runs "
+            "under, as librdkafka requires, so the rule has no mismatch to claim whatever "
+            "the file configures; the view does the assignment itself.",
+        ),
         "eager": KindCase(
             "advice",
             "`assign()`/`unassign()` and the file configures its consumer with an eager "
@@ -91,12 +101,14 @@ ASSIGN_IN_CONFLUENT_ON_ASSIGN = Rule(
             "`seek()` instead.",
         ),
         "incremental_unseen": KindCase(
-            "risk",
+            "advice",
             "`incremental_assign()`/`incremental_unassign()` and the consumer's configuration "
             "is not in the file",
-            "right only if the configuration elsewhere selects cooperative-sticky or "
-            "`group.protocol=consumer`; under librdkafka's default eager protocol it is "
-            "refused (`_STATE`) and the partitions are not assigned.",
+            "code written with the incremental calls is written for an incremental protocol, "
+            "configured where the rule cannot see it (in the sample that showed this case, "
+            "the project's shared `consumer_config()` set cooperative-sticky); the call is "
+            "then the documented one. Were that configuration eager, librdkafka would refuse "
+            "it (a bug the rule cannot see), so the message names the condition.",
         ),
         "plain_under_incremental": KindCase(
             "bug",
@@ -204,13 +216,13 @@ def forbidden_call(effect: Effect, callback: Callback, analysis: Analysis) -> It
 _KIP_1306 = "works on confluent, but under KIP-1306 the client owns the assignment"
 #: Per case: what is wrong, and the fix when it is not the migration's.
 _ASSIGNMENT_TEXT = {
+    "protocol_checked": (_KIP_1306 + " (the call is chosen by protocol at run time)", ""),
     "eager": (_KIP_1306, ""),
     "eager_unseen": (_KIP_1306, ""),
     "incremental": (_KIP_1306, ""),
     "incremental_unseen": (
-        "right only if the consumer's configuration, not in this file, selects "
-        "cooperative-sticky or group.protocol=consumer; librdkafka's default eager protocol "
-        "refuses it",
+        _KIP_1306 + " (right under the cooperative-sticky or consumer protocol the "
+        "configuration outside this file must select: the eager default refuses it)",
         "",
     ),
     "plain_under_incremental": (
@@ -226,8 +238,31 @@ _ASSIGNMENT_TEXT = {
 }
 
 
-def _assignment_case(method: str, analysis: Analysis) -> str:
+#: Words that say a condition tests the group protocol (``if self.__is_kip848:``).
+_PROTOCOL_TEST = re.compile(r"cooperative|incremental|eager|sticky|protocol|kip_?848", re.I)
+
+
+def _protocol_checked(effect: Effect, callback: Callback) -> bool:
+    """The call is under an ``if`` (or conditional expression) that tests the protocol."""
+    if effect.via or isinstance(callback.func, ast.Lambda):
+        return False
+    for node in ast.walk(callback.func):
+        if isinstance(node, ast.If | ast.IfExp) and _PROTOCOL_TEST.search(ast.unparse(node.test)):
+            branches = [node.body, node.orelse]
+            if any(
+                found is effect.node
+                for branch in branches
+                for part in (branch if isinstance(branch, list) else [branch])
+                for found in ast.walk(part)
+            ):
+                return True
+    return False
+
+
+def _assignment_case(method: str, effect: Effect, callback: Callback, analysis: Analysis) -> str:
     """KRB110's case: the call against the protocol the file shows (eager unless it says)."""
+    if _protocol_checked(effect, callback):
+        return "protocol_checked"
     incremental_call = method.startswith("incremental_")
     protocol = group_protocol(analysis)
     if protocol == "unseen":
@@ -241,7 +276,7 @@ def _assignment_case(method: str, analysis: Analysis) -> str:
 def confluent_assignment(effect: Effect, callback: Callback, analysis: Analysis) -> Iterator[Hit]:
     method = _forbidden_method(effect)
     if method is not None and _confluent_assignment(method, callback):
-        case = _assignment_case(method, analysis)
+        case = _assignment_case(method, effect, callback, analysis)
         why, fix = _ASSIGNMENT_TEXT[case]
         yield ASSIGN_IN_CONFLUENT_ON_ASSIGN.hit(
             effect.anchor,
