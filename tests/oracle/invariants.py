@@ -172,6 +172,23 @@ def incremental_revokes_moved_only(trace: Trace) -> list[str]:
     ]
 
 
+def incremental_subscription_change_revokes_dropped(trace: Trace) -> list[str]:
+    """Cooperative and KIP-848 (KIP-70): a member that drops topics from its subscription gets
+    exactly its partitions of those topics revoked, and keeps the rest."""
+    if trace["protocol"] == "eager":
+        return []
+    subscribed = {s["step"]["subscribe"]["member"]: s["step"]["subscribe"]["topics"]
+                  for s in trace["steps"] if "subscribe" in s["step"]}  # fmt: skip
+    bad = []
+    for c in _non_empty(trace, "revoked"):
+        if c.caused_by("subscribe", own=True):
+            kept = {trace["topics"][alias] for alias in subscribed[c.member]}
+            dropped = {tp for tp in c.state("before", "assignment") or () if tp[0] not in kept}
+            if c.partitions != dropped:
+                bad.append(f"{c}: the dropped topics' partitions were {sorted(dropped)}")
+    return bad
+
+
 def single_owner(trace: Trace) -> list[str]:
     """No partition is owned by two members at once: a member owns a partition from the start
     of its assigned callback to the end of the revoked one (or to its departure when its client
@@ -338,7 +355,8 @@ INVARIANTS: dict[str, Callable[[Trace], list[str]]] = {
     for f in (
         revoked_in_assignment, revoked_positions_readable, assigned_in_assignment,
         assigned_positions_readable, assigned_are_new, eager_revokes_everything,
-        incremental_revokes_moved_only, single_owner, revoke_commit_lands,
+        incremental_revokes_moved_only, incremental_subscription_change_revokes_dropped,
+        single_owner, revoke_commit_lands,
         assigned_start_unpaused, pause_kept_while_owned, seek_then_position,
         final_committed_is_processed, nothing_lost, fenced_member_gets_lost,
     )

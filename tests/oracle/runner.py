@@ -285,11 +285,15 @@ class PythonRun:
 
         def stall() -> None:
             time.sleep(sleep)
-            self._wait("the others to own every partition", lambda: self._owned(others, theirs))
+            self._wait("the others to own every partition", lambda: self._owned(others, theirs),
+                       others)  # fmt: skip
 
         victim.call(stall, timeout=sleep + self.timing["step.timeout.ms"] / 1000 + 30)
 
-    def _wait(self, what: str, condition: Callable[[], bool]) -> None:
+    def _wait(self, what: str, condition: Callable[[], bool],
+              owners: list[Member] | None = None) -> None:  # fmt: skip
+        """Until ``condition``; on timeout the error names what ``owners`` (default: every
+        active member) own."""
         limit = self.timing["step.timeout.ms"]
         deadline = self.now() + limit
         while not condition():
@@ -297,7 +301,9 @@ class PythonRun:
                 if member.crash is not None:
                     raise RuntimeError(f"{member.name} crashed: {member.crash!r}")
             if self.now() > deadline:
-                raise TimeoutError(f"timed out after {limit} ms waiting for {what}")
+                shown = self.active.values() if owners is None else owners
+                owned = {m.name: sorted(m.assignment()) for m in shown}
+                raise TimeoutError(f"timed out after {limit} ms waiting for {what}; owned: {owned}")
             time.sleep(0.05)
 
     def _trace(self) -> Trace:

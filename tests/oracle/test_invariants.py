@@ -60,7 +60,7 @@ def good(protocol: str = "eager") -> dict[str, Any]:
         _cb("A", "revoked", 710, 720, [0, 1], [0, 1], ops=[_op("commit", [0, 1])]),
     ]  # fmt: skip
     return {
-        "client": "java", "scenario": "handoff", "protocol": protocol,
+        "client": "java", "scenario": "handoff", "protocol": protocol, "topics": {"t": T, "u": "u"},
         "steps": steps, "callbacks": callbacks,
         "checkpoints": [
             {"at": 199, "members": {"A": {"assignment": [[T, 0], [T, 1]], "paused": [[T, 0]]}}},
@@ -107,6 +107,8 @@ BROKEN = {
         partitions=[[T, 1]])),
     "incremental_revokes_moved_only": ("cooperative", lambda t: _cbs(t, "A", "revoked")[0].update(
         start=202, partitions=[[T, 0], [T, 1]])),
+    "incremental_subscription_change_revokes_dropped": ("cooperative", lambda t: t["steps"].insert(
+        4, {"step": {"subscribe": {"member": "A", "topics": ["u"]}}, "start": 250, "end": 251})),
     "single_owner": ("eager", lambda t: _cbs(t, "B", "assigned")[0].update(start=305)),
     "revoke_commit_lands": ("eager", lambda t: _cbs(t, "A", "revoked")[0]["ops"][-1].update(
         value=1)),
