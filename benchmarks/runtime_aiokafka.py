@@ -1,26 +1,25 @@
 """Runtime overhead of rebalance_guard on aiokafka: throughput and callback dispatch.
 
-Throughput: two consumers in their own groups, one with a guarded listener
-(``set_rebalance_listener``), one with a plain aiokafka listener doing the same work, started
-together; then alternating windows in which one of them re-reads the whole topic a few times.
+Throughput: three consumers in their own groups, one with a guarded listener
+(``set_rebalance_listener``), two with a plain aiokafka listener doing the same work, started
+together; then rotating windows in which one of them re-reads the whole topic a few times.
 The figure is the median guarded/plain ratio of adjacent windows (goal >= 0.98), in wall time
-and in this process's CPU time (steadier on a shared machine). aiokafka runs
+and in this process's CPU time (steadier on a shared machine); the second plain consumer gives
+the same ratios for two identical consumers: the noise floor. aiokafka runs
 listeners only during rebalances, so the fetch path is untouched by the guard: the ratio
 measures noise, not cost, and the dispatch figures below are the guard's real price.
 Dispatch: one ``await listener.on_partitions_assigned(partitions)`` as aiokafka's coordinator
 does it, through the adapter (fresh view, liveness, await check) against a plain listener.
 
-    python benchmarks/runtime_aiokafka.py     # starts its own tansu broker
+    python benchmarks/runtime_aiokafka.py     # starts the test broker
 """
 
 from __future__ import annotations
 
 import asyncio
-import statistics
 import sys
 import time
 import uuid
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from types import FrameType
@@ -40,13 +39,15 @@ from rebalance_guard.aiokafka import (  # noqa: E402
     RebalanceListener,
     set_rebalance_listener,
 )
+from runtime_rounds import NAMES, orders, ratio_rows  # noqa: E402
 
 from tests.integration.aiokafka_support import make_consumer, produce  # noqa: E402
+from tests.integration.broker import Broker  # noqa: E402
 
 MESSAGES = 200_000
 PASSES = 4
 PARTITIONS = 4
-ROUNDS = 6  # window pairs, order alternating
+ROUNDS = 9  # window triples, order rotating
 DISPATCHES = 20_000
 
 
@@ -122,25 +123,23 @@ async def _guard_calls_per_message(consumer: AIOKafkaConsumer) -> float:
     return calls / (PASSES * MESSAGES)
 
 
-async def _throughput(bootstrap: str, topic: str) -> tuple[list[tuple[Rates, Rates]], float]:
-    """(plain, guarded) messages/second per round, and guard calls per message while consuming.
+async def _throughput(bootstrap: str, topic: str) -> tuple[list[dict[str, Rates]], float]:
+    """Rates of each consumer per round, and guard calls per message while consuming.
 
-    Windows alternate plain-guarded, guarded-plain.
-
-    Both consumers (own groups, whole topic) are started once; each window is short enough
-    that the idle one stays in its group.
+    Three consumers (own groups, whole topic): guarded, plain, and a second plain one (the
+    control: plain again/plain is the spread of a ratio with no difference). They are started
+    once; the order of the windows rotates from round to round, and each window is short
+    enough that the idle ones stay in their groups.
     """
-    consumers = {g: _consumer(bootstrap, topic, g) for g in (False, True)}
+    consumers = {name: _consumer(bootstrap, topic, name == "guarded") for name in NAMES}
     try:
         await asyncio.gather(*(c.start() for c in consumers.values()))
         for consumer in consumers.values():
             await _window(consumer)  # warm-up: broker caches, first fetches
         rounds = []
-        for round_ in range(ROUNDS):
-            order = (False, True) if round_ % 2 == 0 else (True, False)
-            rates = {g: await _window(consumers[g]) for g in order}
-            rounds.append((rates[False], rates[True]))
-        return rounds, await _guard_calls_per_message(consumers[True])
+        for order in orders(ROUNDS):
+            rounds.append({name: await _window(consumers[name]) for name in order})
+        return rounds, await _guard_calls_per_message(consumers["guarded"])
     finally:
         await asyncio.gather(*(c.stop() for c in consumers.values()))
 
@@ -171,18 +170,9 @@ async def _dispatch_us(bootstrap: str) -> tuple[float, float]:
 
 async def _measure(bootstrap: str, topic: str) -> list[tuple[str, float, str]]:
     rounds, guard_calls = await _throughput(bootstrap, topic)
-
-    def median(values: Iterable[float]) -> float:
-        return statistics.median(values)
-
-    wall = [(plain[0], guarded[0]) for plain, guarded in rounds]
-    cpu = [(plain[1], guarded[1]) for plain, guarded in rounds]
     plain_us, guarded_us = await _dispatch_us(bootstrap)
     return [
-        ("consume, plain listener (median)", median(p for p, _ in wall), "msg/s"),
-        ("consume, guarded listener (median)", median(g for _, g in wall), "msg/s"),
-        ("consume ratio guarded/plain, wall time", median(g / p for p, g in wall), "ratio"),
-        ("consume ratio guarded/plain, CPU time", median(g / p for p, g in cpu), "ratio"),
+        *ratio_rows(rounds, cpu="process CPU"),
         ("rebalance_guard calls per consumed message", guard_calls, "calls"),
         ("dispatch on_partitions_assigned, plain", plain_us, "us"),
         ("dispatch on_partitions_assigned, guarded", guarded_us, "us"),
@@ -202,10 +192,10 @@ async def _create_topic(bootstrap: str) -> str:
     return topic
 
 
-def measure(bootstrap: str) -> list[tuple[str, float, str]]:
+def measure(broker: Broker) -> list[tuple[str, float, str]]:
     """Rows (name, value, unit) for benchmarks/runtime_overhead.py."""
-    topic = asyncio.run(_create_topic(bootstrap))
-    return asyncio.run(_measure(bootstrap, topic))
+    topic = asyncio.run(_create_topic(broker.bootstrap))
+    return asyncio.run(_measure(broker.bootstrap, topic))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,11 @@ Dispatch: one ``on_assign(consumer, partitions)`` as librdkafka calls it, throug
 (fresh view, liveness, ``assign()`` with recorded seeks) against a plain callback that calls
 ``assign()`` itself (what confluent does after a callback that did not).
 
-    python benchmarks/runtime_confluent_kafka.py     # starts its own tansu broker
+    python benchmarks/runtime_confluent_kafka.py     # starts the test broker
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -36,13 +35,14 @@ from rebalance_guard.confluent_kafka import (  # noqa: E402
     RebalanceListener,
     set_rebalance_listener,
 )
+from runtime_rounds import CONFLUENT_IDLE, orders, paired_us, ratio_rows  # noqa: E402
 
 from tests.integration.broker import Broker  # noqa: E402
 from tests.integration.confluent_kafka_support import config, poll_until, produce  # noqa: E402
 
-MESSAGES = 200_000
+MESSAGES = 1_000_000
 PARTITIONS = 4
-ROUNDS = 15  # window pairs, order alternating: short adjacent windows share the machine's load
+ROUNDS = 12  # window triples, order rotating: adjacent windows share the machine's load
 DISPATCHES = 5_000
 
 
@@ -73,12 +73,12 @@ class Plain:
 
 def _consumers(broker: Broker, topic: str) -> dict[str, confluent_kafka.Consumer]:
     """Joined consumers, each owning the whole topic: guarded, plain, and a second plain one."""
-    guarded = Consumer(config(broker))
+    guarded = Consumer({**config(broker), **CONFLUENT_IDLE})
     set_rebalance_listener(guarded, Guarded())
     guarded.subscribe([topic])
     consumers: dict[str, confluent_kafka.Consumer] = {"guarded": guarded}
     for name in ("plain", "plain again"):
-        plain = confluent_kafka.Consumer(config(broker))
+        plain = confluent_kafka.Consumer({**config(broker), **CONFLUENT_IDLE})
         callbacks = Plain()
         plain.subscribe([topic], on_assign=callbacks.on_assign, on_revoke=callbacks.on_revoke)
         consumers[name] = plain
@@ -124,13 +124,11 @@ def _throughput(broker: Broker, topic: str) -> list[dict[str, tuple[float, float
     "plain again" against "plain" is the control: the spread of a ratio with no difference.
     """
     consumers = _consumers(broker, topic)
-    names = list(consumers)
     try:
         for consumer in consumers.values():
             _window(consumer, topic)  # warm-up: broker caches, first fetches
         rounds = []
-        for round_ in range(ROUNDS):
-            order = names[round_ % 3 :] + names[: round_ % 3]
+        for order in orders(ROUNDS):
             rounds.append({name: _window(consumers[name], topic) for name in order})
         return rounds
     finally:
@@ -162,37 +160,19 @@ def _dispatch_us(broker: Broker) -> tuple[float, float, float]:
                 started = time.perf_counter()
                 callback(consumer, parts)
                 times[callback].append((time.perf_counter() - started) * 1e6)
-        pairs = zip(times[plain_on_assign], times[guarded], strict=True)
-        return (
-            statistics.median(times[plain_on_assign]),
-            statistics.median(times[guarded]),
-            statistics.median(g - p for p, g in pairs),
-        )
+        return paired_us(times[plain_on_assign], times[guarded])
     finally:
         consumer.close()
 
 
-def measure(bootstrap: str) -> list[tuple[str, float, str]]:
+def measure(broker: Broker) -> list[tuple[str, float, str]]:
     """Rows (name, value, unit) for benchmarks/runtime_overhead.py."""
-    broker = Broker(bootstrap=bootstrap)  # topics through the Kafka admin API
     topic = broker.create_topic(PARTITIONS)
     produce(broker, topic, MESSAGES, PARTITIONS)
     rounds = _throughput(broker, topic)
     plain_us, guarded_us, overhead_us = _dispatch_us(broker)
-
-    def median(name: str) -> float:
-        return statistics.median(r[name][0] for r in rounds)
-
-    def ratio(name: str, clock: int = 0) -> float:
-        return statistics.median(r[name][clock] / r["plain"][clock] for r in rounds)
-
     return [
-        ("consume, plain listener (median)", median("plain"), "msg/s"),
-        ("consume, guarded listener (median)", median("guarded"), "msg/s"),
-        ("consume ratio guarded/plain (median of rounds)", ratio("guarded"), "ratio"),
-        ("control: ratio plain/plain (median of rounds)", ratio("plain again"), "ratio"),
-        ("consume ratio guarded/plain, polling-thread CPU", ratio("guarded", 1), "ratio"),
-        ("control: ratio plain/plain, polling-thread CPU", ratio("plain again", 1), "ratio"),
+        *ratio_rows(rounds, cpu="polling-thread CPU"),
         ("dispatch on_assign + assign, plain (median)", plain_us, "us"),
         ("dispatch on_assign + assign, guarded (median)", guarded_us, "us"),
         ("dispatch overhead per callback (median of pairs)", overhead_us, "us"),

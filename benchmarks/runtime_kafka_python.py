@@ -3,9 +3,10 @@
 Throughput: the same topic consumed by a group whose listener is registered through
 ``set_rebalance_listener`` as a KIP-1306 ``RebalanceListener`` (guarded) and by one whose
 listener is kafka-python's own ``ConsumerRebalanceListener`` passed to ``subscribe()`` (plain,
-no rebalance_guard at all), alternating for several rounds; timed from the first record to
-the last, so joining is excluded. The ratio is the median of the per-round ratios (their
-spread shows the machine's noise). In steady state the guard adds one Python call per
+no rebalance_guard at all), and by a second plain group (the control: plain/plain shows the
+run's noise floor), order rotating for several rounds; timed from the first record to the
+last, so joining is excluded. The ratio is the median of the per-round ratios (their spread
+shows the machine's noise). In steady state the guard adds one Python call per
 poll(): its wrapper around the coordinator's poll.
 
 Dispatch: one ``on_partitions_assigned`` through the path the client itself takes
@@ -13,22 +14,25 @@ Dispatch: one ``on_partitions_assigned`` through the path the client itself take
 the callback to a worker thread; kafka-python 2: a direct call on the polling thread), with
 the guarded listener against the plain one; the callback reads the assignment either way.
 
-    python benchmarks/runtime_kafka_python.py       (starts its own broker, prints the rows)
+    python benchmarks/runtime_kafka_python.py       (starts the test broker, prints the rows)
 """
 
 from __future__ import annotations
 
-import os
-import statistics
 import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from runtime_rounds import Rates, orders, ratio_rows, ratios  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.integration.broker import Broker
 
 MESSAGES = 150_000
 PARTITIONS = 3
@@ -158,42 +162,30 @@ def _poll_wrapper_us(bootstrap: str) -> float:
         consumer.close(autocommit=False)
 
 
-def measure(bootstrap: str) -> list[tuple[str, float, str]]:
+def measure(broker: Broker) -> list[tuple[str, float, str]]:
     """Rows of (name, value, unit) for benchmarks/runtime_overhead.py."""
     import kafka
 
-    from tests.integration.broker import Broker, tansu_binary
-
-    external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
-    broker = Broker(bootstrap, None if external else tansu_binary())
+    bootstrap = broker.bootstrap
     topic = broker.create_topic(partitions=PARTITIONS)
     _produce(bootstrap, topic)
-    rates: dict[bool, list[float]] = {True: [], False: []}
-    for round_ in range(ROUNDS):
-        for guarded in (False, True) if round_ % 2 else (True, False):  # cancel order effects
-            rates[guarded].append(_consume_rate(bootstrap, topic, guarded))
-    plain_rate, guarded_rate = statistics.median(rates[False]), statistics.median(rates[True])
-    # Each round pairs two back-to-back runs, so a per-round ratio cancels slow drifts in load.
-    ratios = sorted(g / p for g, p in zip(rates[True], rates[False], strict=True))
+    rounds: list[dict[str, Rates]] = []
+    for order in orders(ROUNDS):  # plain again/plain: the control
+        rounds.append({n: (_consume_rate(bootstrap, topic, n == "guarded"),) for n in order})
+    guarded = ratios(rounds, "guarded")  # back-to-back runs: slow drifts in load cancel
     plain_us = _dispatch_us(bootstrap, topic, guarded=False)
     guarded_us = _dispatch_us(bootstrap, topic, guarded=True)
     poll_us = _poll_wrapper_us(bootstrap)
     major = kafka.__version__
     return [
-        (f"kafka-python {major}: msgs/s, plain listener", plain_rate, "msg/s"),
-        (f"kafka-python {major}: msgs/s, guarded listener", guarded_rate, "msg/s"),
-        (
-            f"kafka-python {major}: throughput ratio guarded/plain (median)",
-            ratios[len(ratios) // 2],
-            "x",
-        ),
-        (f"kafka-python {major}: throughput ratio, lowest round", ratios[0], "x"),
-        (f"kafka-python {major}: throughput ratio, highest round", ratios[-1], "x"),
+        *ratio_rows(rounds),
+        ("consume ratio guarded/plain, lowest round", guarded[0], "ratio"),
+        ("consume ratio guarded/plain, highest round", guarded[-1], "ratio"),
         (f"kafka-python {major}: poll() overhead of the guard, per call", poll_us, "us"),
         (f"kafka-python {major}: dispatch, plain listener", plain_us, "us"),
         (f"kafka-python {major}: dispatch, guarded listener", guarded_us, "us"),
         (f"kafka-python {major}: dispatch overhead of the guard", guarded_us - plain_us, "us"),
-    ]
+    ]  # fmt: skip
 
 
 if __name__ == "__main__":
