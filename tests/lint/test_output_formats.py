@@ -253,3 +253,17 @@ def test_statistics_count_findings_per_code_and_kind(repo: Path) -> None:
 def test_statistics_refuses_formats_it_cannot_express(repo: Path) -> None:
     result = check("--statistics", "--output-format", "sarif", "svc", cwd=repo)
     assert result.returncode == 2 and "--statistics" in result.stderr
+
+
+def test_no_writer_derives_a_kind_from_a_code() -> None:
+    """The kind is the rule's decision, read through rebalance_lint.kinds; a writer that went
+    back to "KRB1xx means bug" would rank advice (KRB110 on raw confluent) as a bug again."""
+    writers = [
+        *(ROOT / "lint_rules" / "rebalance_lint").glob("*.py"),
+        *(ROOT / "pipeline" / "rebalance_scan").glob("*.py"),
+        ROOT / "pipeline" / "rebalance_scan" / "report_template.html",
+    ]
+    prefix = re.compile(r"""startswith\(\s*["']KRB1|KRB1xx""")
+    offenders = [p.name for p in writers if prefix.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+    assert "kind_of" in (ROOT / "lint_rules" / "rebalance_lint" / "sarif.py").read_text()
