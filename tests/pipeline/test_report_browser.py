@@ -138,9 +138,10 @@ def test_the_1000_repository_report_in_chromium(big_scan: ScanResult, browser: W
     page = big_scan.out / "report.html"
     ranked = pq.read_table(big_scan.out / "repositories.parquet").to_pylist()
     assert len(ranked) == REPOS
-    # the ranking rule, computed here from the counts: bugs, then manual, then auto sites
+    # the ranking rule, computed here from the counts: bugs, risks, then manual, then auto sites
     by_rule = sorted(
-        ranked, key=lambda r: (-r["bugs"], -r["manual_sites"], -r["auto_sites"], r["repo"])
+        ranked,
+        key=lambda r: (-r["bugs"], -r["risks"], -r["manual_sites"], -r["auto_sites"], r["repo"]),
     )
     assert [r["repo"] for r in ranked] == [r["repo"] for r in by_rule]
     assert [r["rank"] for r in ranked] == list(range(1, REPOS + 1))
@@ -156,7 +157,8 @@ def test_the_1000_repository_report_in_chromium(big_scan: ScanResult, browser: W
 
     # the ranking is explained on the page
     rule = browser.find_element(By.ID, "ranking-rule").text
-    assert rule.index("bugs") < rule.index("manual sites") < rule.index("auto-migratable")
+    assert rule.index("bugs") < rule.index("risks") < rule.index("manual sites")
+    assert rule.index("manual sites") < rule.index("auto-migratable")
 
     # the chart shows the head of the ranking and summarises the rest
     labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#start-chart .label")]
@@ -195,11 +197,13 @@ def test_the_1000_repository_report_in_chromium(big_scan: ScanResult, browser: W
 
     # sorting: auto sites, most first (ties in rank order), then back to rank
     headers = browser.find_elements(By.CSS_SELECTOR, "#repos thead button")
-    headers[4].click()
+    columns = ["rank", "repository", "bugs", "risks", "manual", "auto"]
+    assert [h.text for h in headers[:6]] == columns
+    headers[5].click()
     assert [rank for rank, _, _ in _visible_table(browser)] == [
         r["rank"] for r in sorted(ranked, key=lambda r: (-r["auto_sites"], r["rank"]))
     ]
-    headers[4].click()  # the same header again: fewest first
+    headers[5].click()  # the same header again: fewest first
     assert [rank for rank, _, _ in _visible_table(browser)] == [
         r["rank"] for r in sorted(ranked, key=lambda r: (r["auto_sites"], r["rank"]))
     ]
