@@ -96,6 +96,50 @@ class StagingView(ExpiringView):
         return [TopicPartition(*k) for k in self._paused]
 
 
+class ClosingRevocation:
+    """The revocation the adapter runs itself before ``close()``, and what it already told.
+
+    Under an incremental protocol, librdkafka's ``close()`` with an assignment callback
+    still pending (``join-state wait-assign-call``: the member was assigned, the
+    application has not polled since) treats that pending ``incremental_assign()`` as an
+    unassign of everything, leaves the group, and only then runs the revocation: the
+    listener finds nothing assigned, its bare ``commit()`` commits nothing and an explicit
+    one fails with ``UNKNOWN_MEMBER_ID``, so the next owner repeats what this member
+    processed since its last commit (reproduced with raw confluent-kafka 2.16 callbacks on
+    Apache Kafka 4.4, no rebalance_guard). Java revokes before it leaves
+    (``onLeavePrepare``). So the adapters revoke the whole assignment through the listener
+    before calling ``close()``; the callbacks librdkafka runs during the close then only
+    (un)assign, telling the listener about partitions it was not told of yet.
+    """
+
+    __slots__ = ("_told",)
+
+    def __init__(self) -> None:
+        self._told: set[Key] | None = None  # None: not closing
+
+    @property
+    def started(self) -> bool:
+        return self._told is not None
+
+    def start(self, owned: list[TopicPartition]) -> list[TopicPartition]:
+        """Begin closing with ``owned`` assigned: the partitions to revoke now."""
+        self._told = {key(p) for p in owned}
+        return owned
+
+    def untold(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        """The revoked partitions the listener has not been told of yet."""
+        told = self._told
+        return partitions if told is None else [p for p in partitions if key(p) not in told]
+
+    @staticmethod
+    def still_assigned(
+        current: list[TopicPartition], partitions: list[TopicPartition]
+    ) -> list[TopicPartition]:
+        """What to unassign while closing: librdkafka may have unassigned some already."""
+        owned = {key(p) for p in current}
+        return [p for p in partitions if key(p) in owned]
+
+
 def nothing_to_commit(exc: KafkaException, bare: bool) -> bool:
     """librdkafka's ``_NO_OFFSET`` for a bare synchronous commit: Java's no-op commitSync()."""
     return bare and bool(exc.args) and exc.args[0].code() == KafkaError._NO_OFFSET

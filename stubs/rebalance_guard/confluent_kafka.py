@@ -87,9 +87,17 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   nothing (librdkafka loses the whole assignment at once and would try the lost
   partitions' stored offsets, and fail).
 
-* During ``close()`` librdkafka still runs the revocation (the adapter's too) and a
-  synchronous ``commit()`` there works, but ``committed()`` there times out: librdkafka
-  no longer answers offset fetches once the consumer is closing (raw confluent alike).
+* ``close()`` of a :class:`Consumer` first runs ``on_partitions_revoked`` with the whole
+  assignment, while the member is still in the group, as Java does before it leaves; then
+  librdkafka's close runs, and its own revocation only unassigns (the listener hears of
+  each partition once). librdkafka's order cannot be relied on: closing while an
+  assignment callback is pending (right after a cooperative rebalance) it turns that
+  assignment into an unassignment and leaves the group before the revocation runs, so a
+  commit there has nothing left to commit or fails with ``UNKNOWN_MEMBER_ID``
+  (``ClosingRevocation``). A plain consumer subscribed with :func:`subscribe` keeps
+  librdkafka's order: close it after ``unsubscribe()`` has been polled through, or use
+  :class:`Consumer`. During the close ``committed()`` times out: librdkafka no longer
+  answers offset fetches once the consumer is closing (raw confluent alike).
 
 Listener methods must be plain ``def``: confluent calls callbacks synchronously from the
 polling thread and cannot await. Legacy one-argument methods ``(self, partitions)`` are
@@ -106,6 +114,7 @@ import confluent_kafka
 from confluent_kafka import KafkaException, TopicPartition
 
 from rebalance_guard._confluent_common import (
+    ClosingRevocation,
     Handler,
     ProtocolGuess,
     RebalanceProtocol,
@@ -277,12 +286,13 @@ class _Adapter:
     own default assignment happens), plus what it learned about the rebalance protocol.
     """
 
-    __slots__ = ("_handlers", "_legacy", "_protocol")
+    __slots__ = ("_closing", "_handlers", "_legacy", "_protocol")
 
     def __init__(self, protocol: str | None = None) -> None:
         self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
         self._handlers: dict[str, tuple[Handler, str]] | None = None
         self._legacy: tuple[ConfluentCallback | None, ...] = (None, None, None)
+        self._closing = ClosingRevocation()
 
     def set_listener(self, listener: RebalanceListener | None) -> None:
         handlers = None if listener is None else _bind(listener)
@@ -300,6 +310,9 @@ class _Adapter:
     ) -> None:
         if self._handlers is None:
             self._call_legacy(0, consumer, partitions)
+            return
+        if self._closing.started:  # librdkafka makes this assignment an unassignment
+            self._change(consumer, partitions, add=True)
             return
         handler, label = self._handlers["on_partitions_assigned"]
         view = ConfluentRebalanceView(consumer, label, incoming=partitions)
@@ -326,19 +339,41 @@ class _Adapter:
             legacy_lost = lost and self._legacy[2] is not None
             self._call_legacy(2 if legacy_lost else 1, consumer, partitions)
             return
-        handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
         try:
-            view = ConfluentRebalanceView(consumer, label)
-            with live(
-                view._lose(partitions) if lost else view,
-                partitions,
-                listener=handler,
-                protocol=self._protocol.name,
-            ):
-                handler(partitions, view)
+            untold = partitions if lost else self._closing.untold(partitions)
+            if untold:
+                self._tell_revoked(consumer, untold, lost)
         finally:
+            if self._closing.started:
+                partitions = self._closing.still_assigned(consumer.assignment(), partitions)
             self._change(consumer, partitions, add=False)
             consumer.resume(partitions)  # librdkafka would keep them paused for next time
+
+    def _tell_revoked(
+        self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], lost: bool
+    ) -> None:
+        """Run the listener's revoked (or lost) callback on ``partitions`` with a view."""
+        assert self._handlers is not None
+        handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
+        view = ConfluentRebalanceView(consumer, label)
+        with live(
+            view._lose(partitions) if lost else view,
+            partitions,
+            listener=handler,
+            protocol=self._protocol.name,
+        ):
+            handler(partitions, view)
+
+    def before_close(self, consumer: confluent_kafka.Consumer) -> None:
+        """Revoke the whole assignment through the listener while still a group member.
+
+        librdkafka's ``close()`` may leave the group before it runs the revocation
+        (:class:`ClosingRevocation`); the listener's commit must come first, as in Java.
+        """
+        if self._handlers is not None:
+            owned = self._closing.start(consumer.assignment())
+            if owned:
+                self._tell_revoked(consumer, owned, lost=False)
 
     def _call_legacy(
         self, index: int, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition]
@@ -387,6 +422,16 @@ class Consumer(confluent_kafka.Consumer):
         if on_assign is not None or on_revoke is not None or on_lost is not None:
             self._rebalance.set_legacy(on_assign, on_revoke, on_lost)
         super().subscribe(topics, **self._rebalance.callbacks())
+
+    def close(self) -> None:
+        """confluent's close, after the listener's revocation of everything still owned.
+
+        A callback's exception is raised after the consumer closed.
+        """
+        try:
+            self._rebalance.before_close(self)
+        finally:
+            super().close()
 
 
 def set_rebalance_listener(consumer: Consumer, listener: RebalanceListener | None) -> None:

@@ -83,8 +83,12 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   returns ``[]``, committing nothing (librdkafka would try the lost partitions' stored
   offsets, and fail).
 
-* During ``close()`` librdkafka still runs the revocation and a synchronous ``commit()`` there
-  works, but ``committed()`` there times out (as with the sync consumer).
+* ``close()`` (shadowed by the registration, like ``poll()``) first runs
+  ``on_partitions_revoked`` with the whole assignment while the member is still in the
+  group, then closes; librdkafka's own revocation during the close only unassigns. As with
+  the sync consumer, librdkafka may otherwise leave the group before revoking
+  (``ClosingRevocation``). ``committed()`` during the close times out (as with the sync
+  consumer).
 
 Legacy one-argument methods ``(self, partitions)`` are called without the view.
 """
@@ -99,6 +103,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 from confluent_kafka import KafkaException, TopicPartition
 
 from rebalance_guard._confluent_common import (
+    ClosingRevocation,
     Handler,
     ProtocolGuess,
     RebalanceProtocol,
@@ -302,12 +307,13 @@ async def _settle(result: object) -> None:
 class _Adapter:
     """The ``async def`` callbacks AIOConsumer gets; they run the registered listener."""
 
-    __slots__ = ("_batch", "_handlers", "_pending", "_protocol")
+    __slots__ = ("_batch", "_closing", "_handlers", "_pending", "_protocol")
 
     def __init__(self, listener: RebalanceListener, protocol: str | None) -> None:
         self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
         self._handlers: dict[str, tuple[Handler, str]] = {}
         self._batch = False  # a consume() is running: its callbacks' errors wait (see _deferred)
+        self._closing = ClosingRevocation()
         self._pending: Exception | None = None
         self.set_listener(listener)
 
@@ -352,6 +358,9 @@ class _Adapter:
         await self._deferred(self._revoke(consumer, partitions, "on_partitions_lost"))
 
     async def _assign(self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]) -> None:
+        if self._closing.started:  # librdkafka makes this assignment an unassignment
+            await self._change(consumer, partitions, add=True)
+            return
         handler, label = self._handlers["on_partitions_assigned"]
         view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
         try:
@@ -365,16 +374,34 @@ class _Adapter:
     async def _revoke(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
     ) -> None:
-        handler, label = self._handlers[event]
         try:
-            view = AIOConfluentRebalanceView(consumer, label)
-            if event == "on_partitions_lost":
-                view._lose(partitions)
-            with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
-                await _settle(handler(partitions, view))
+            lost = event == "on_partitions_lost"
+            untold = partitions if lost else self._closing.untold(partitions)
+            if untold:
+                await self._tell_revoked(consumer, untold, event)
         finally:
+            if self._closing.started:
+                partitions = self._closing.still_assigned(await consumer.assignment(), partitions)
             await self._change(consumer, partitions, add=False)
             await consumer.resume(partitions)  # librdkafka would keep them paused for next time
+
+    async def _tell_revoked(
+        self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
+    ) -> None:
+        """Run the listener's revoked (or lost) callback on ``partitions`` with a view."""
+        handler, label = self._handlers[event]
+        view = AIOConfluentRebalanceView(consumer, label)
+        if event == "on_partitions_lost":
+            view._lose(partitions)
+        with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
+            await _settle(handler(partitions, view))
+
+    async def before_close(self, consumer: _PlainAIOConsumer) -> None:
+        """Revoke the whole assignment through the listener while still a group member
+        (``ClosingRevocation``: librdkafka's ``close()`` may leave the group first)."""
+        owned = self._closing.start(await consumer.assignment())
+        if owned:
+            await self._tell_revoked(consumer, owned, "on_partitions_revoked")
 
     async def _change(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], add: bool
@@ -477,7 +504,8 @@ def _subscribe_with(
 
 def _polling_with(consumer: _PlainAIOConsumer, adapter: _Adapter) -> dict[str, Callable[..., Any]]:
     """``poll``, ``consume`` and ``close`` that raise a callback error kept during ``consume()``
-    (from the next of these calls, after its batch was delivered)."""
+    (from the next of these calls, after its batch was delivered); ``close`` revokes through
+    the listener first (:class:`ClosingRevocation`)."""
     cls = type(consumer)
 
     async def poll(*args: Any, **kwargs: Any) -> Any:
@@ -493,7 +521,10 @@ def _polling_with(consumer: _PlainAIOConsumer, adapter: _Adapter) -> dict[str, C
             adapter._batch = False
 
     async def close(*args: Any, **kwargs: Any) -> Any:
-        result = await cls.close(consumer, *args, **kwargs)
+        try:
+            await adapter.before_close(consumer)  # the listener's commit while still a member
+        finally:
+            result = await cls.close(consumer, *args, **kwargs)
         adapter.raise_pending()
         return result
 

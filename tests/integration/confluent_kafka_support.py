@@ -12,23 +12,33 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import confluent_kafka
+import pytest
 from confluent_kafka import Message, Producer, TopicPartition
 from rebalance_guard.confluent_kafka import Consumer
 
-from tests.integration.broker import CONFLUENT_GROUP_TIMEOUTS, Broker
+from tests.integration.broker import Broker, confluent_group_config
+
+#: Every rebalance protocol librdkafka speaks: classic eager (range), classic cooperative
+#: (cooperative-sticky) and KIP-848's consumer protocol.
+PROTOCOLS = ("eager", "cooperative", "consumer")
 
 DEADLINE_S = 60.0
 ConsumerT = TypeVar("ConsumerT", bound=confluent_kafka.Consumer)
 
 
-def config(broker: Broker, group: str | None = None, **extra: Any) -> dict[str, Any]:
-    """A consumer configuration for the test broker: manual commits, from the beginning."""
+def config(
+    broker: Broker, group: str | None = None, protocol: str = "eager", **extra: Any
+) -> dict[str, Any]:
+    """A consumer configuration for the test broker: manual commits, from the beginning, in a
+    ``protocol`` group (no session or heartbeat settings under KIP-848: the broker's)."""
+    if protocol == "consumer" and not broker.speaks_consumer_protocol:
+        pytest.skip(f"{broker.kind} does not speak KIP-848's consumer group protocol")
     return {
         "bootstrap.servers": broker.bootstrap,
         "group.id": group or broker.group(),
         "auto.offset.reset": "earliest",
         "enable.auto.commit": False,
-        **CONFLUENT_GROUP_TIMEOUTS,
+        **confluent_group_config(protocol),
         **extra,
     }
 

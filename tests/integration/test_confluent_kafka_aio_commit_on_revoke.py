@@ -17,8 +17,8 @@ from typing import Any, cast
 
 import pytest
 from confluent_kafka import Message, Producer, TopicPartition
-from confluent_kafka.aio import AIOConsumer
 from rebalance_guard.confluent_kafka_aio import (
+    AIOConsumer,
     RebalanceConsumer,
     RebalanceListener,
     set_rebalance_listener,
@@ -26,7 +26,7 @@ from rebalance_guard.confluent_kafka_aio import (
 
 from tests.integration.broker import Broker
 from tests.integration.confluent_kafka_aio_support import closing, drain, poll_until
-from tests.integration.confluent_kafka_support import config, number
+from tests.integration.confluent_kafka_support import PROTOCOLS, config, number
 from tests.integration.test_confluent_kafka_commit_on_revoke import (
     STALL_S,
     FetchStalled,
@@ -69,14 +69,14 @@ class CommitOnRevoke(RebalanceListener):
 
 
 @pytest.mark.parametrize("commit", ["bare", "offsets"])
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_every_message_processed_once_across_rebalances(
-    broker: Broker, strategy: str, commit: str
+    broker: Broker, protocol: str, commit: str
 ) -> None:
-    asyncio.run(_scenario(broker, strategy, commit))
+    asyncio.run(_scenario(broker, protocol, commit))
 
 
-async def _scenario(broker: Broker, strategy: str, commit: str) -> None:
+async def _scenario(broker: Broker, protocol: str, commit: str) -> None:
     topic = broker.create_topic(PARTITIONS)
     group = broker.group()
     producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 5})
@@ -87,7 +87,7 @@ async def _scenario(broker: Broker, strategy: str, commit: str) -> None:
     active: list[AIOConsumer] = []
 
     async def join() -> None:
-        consumer = AIOConsumer(config(broker, group, **{"partition.assignment.strategy": strategy}))
+        consumer = AIOConsumer(config(broker, group, protocol))
         listener = CommitOnRevoke(topic, bare=commit == "bare")
         set_rebalance_listener(consumer, listener)
         await consumer.subscribe([topic])

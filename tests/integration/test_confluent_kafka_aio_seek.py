@@ -9,11 +9,12 @@ installed client. Through the view it works with both protocols, registered with
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from confluent_kafka import KafkaException, Message, TopicPartition
 from confluent_kafka.aio import AIOConsumer
+from rebalance_guard import confluent_kafka_aio as aio_guard
 from rebalance_guard.confluent_kafka_aio import (
     RebalanceConsumer,
     RebalanceListener,
@@ -23,7 +24,8 @@ from rebalance_guard.confluent_kafka_aio import (
 
 from tests.integration.broker import Broker
 from tests.integration.confluent_kafka_aio_support import closing, poll_until
-from tests.integration.confluent_kafka_support import config, produce
+from tests.integration.confluent_kafka_support import PROTOCOLS, config, produce
+from tests.integration.test_confluent_kafka_seek import REFUSED_ASSIGN
 
 
 def test_raw_aioconsumer_seek_in_on_assign_fails(broker: Broker) -> None:
@@ -61,10 +63,20 @@ class ExternalOffsets(RebalanceListener):
             await consumer.seek(TopicPartition(self.topic, p.partition, self.store[p.partition]))
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-@pytest.mark.parametrize("entry", ["set_rebalance_listener", "subscribe"])
+#: How the listener gets on the consumer, and whether the adapter then knows the protocol.
+ENTRIES = {
+    "drop-in AIOConsumer": True,
+    "set_rebalance_listener(protocol=)": True,
+    "subscribe(protocol=)": True,
+    "set_rebalance_listener": False,
+    "subscribe": False,
+}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("entry", list(ENTRIES))
 def test_seek_in_assigned_resumes_at_external_offsets(
-    broker: Broker, strategy: str, entry: str
+    broker: Broker, protocol: str, entry: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     topic = broker.create_topic(2)
     produce(broker, topic, 20, 2)  # offsets 0-9 on each partition
@@ -78,12 +90,19 @@ def test_seek_in_assigned_resumes_at_external_offsets(
 
     async def scenario() -> None:
         listener = ExternalOffsets(topic, store)
-        consumer = AIOConsumer(config(broker, **{"partition.assignment.strategy": strategy}))
-        if entry == "set_rebalance_listener":
+        conf = config(broker, protocol=protocol)
+        told = cast(Any, protocol) if "protocol=" in entry else None
+        if entry == "drop-in AIOConsumer":
+            consumer: AIOConsumer = aio_guard.AIOConsumer(conf)
             set_rebalance_listener(consumer, listener)
             await consumer.subscribe([topic])
+        elif entry.startswith("set_rebalance_listener"):
+            consumer = AIOConsumer(conf)
+            set_rebalance_listener(consumer, listener, protocol=told)
+            await consumer.subscribe([topic])
         else:
-            await subscribe(consumer, [topic], listener)
+            consumer = AIOConsumer(conf)
+            await subscribe(consumer, [topic], listener, protocol=told)
         async with closing([consumer]):
             await poll_until(
                 [consumer], lambda: store == {0: 10, 1: 10}, process, what="end of data"
@@ -91,3 +110,6 @@ def test_seek_in_assigned_resumes_at_external_offsets(
 
     asyncio.run(scenario())
     assert first == {0: 4, 1: 7}
+    warned = capfd.readouterr().err.count(REFUSED_ASSIGN)
+    # known protocol: no warning; unknown: eager is tried first, refused once if incremental
+    assert warned == (0 if ENTRIES[entry] or protocol == "eager" else 1), warned

@@ -23,7 +23,13 @@ from rebalance_guard.confluent_kafka_aio import (
 
 from tests.integration.broker import Broker
 from tests.integration.confluent_kafka_aio_support import closing, poll_until
-from tests.integration.confluent_kafka_support import config, number, partitions_of, produce
+from tests.integration.confluent_kafka_support import (
+    PROTOCOLS,
+    config,
+    number,
+    partitions_of,
+    produce,
+)
 
 
 class Log(RebalanceListener):
@@ -66,9 +72,9 @@ def test_registration_replace_and_remove_take_effect_from_the_next_callback(
     assert second.events == [("revoked", {0}), ("assigned", {0})]
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_pause_in_assigned_persists_and_pause_on_revoked_is_cleared(
-    broker: Broker, strategy: str
+    broker: Broker, protocol: str
 ) -> None:
     """librdkafka itself would keep partition 1 paused when it comes back (both protocols)."""
     topic = broker.create_topic(2)
@@ -92,7 +98,7 @@ def test_pause_in_assigned_persists_and_pause_on_revoked_is_cleared(
         seen.append(m)
 
     async def scenario() -> None:
-        consumer = AIOConsumer(config(broker, **{"partition.assignment.strategy": strategy}))
+        consumer = AIOConsumer(config(broker, protocol=protocol))
         await subscribe(consumer, [topic], listener)
         async with closing([consumer]):
             await poll_until([consumer], lambda: len(from_partition(0)) == 10, keep)

@@ -23,7 +23,7 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker
-from tests.integration.confluent_kafka_support import closing, config, number, poll_until
+from tests.integration.confluent_kafka_support import PROTOCOLS, closing, config, number, poll_until
 
 PARTITIONS = 6
 MAX_MESSAGES = 20_000  # a slow rebalance on a busy machine must not leave a huge backlog
@@ -95,8 +95,8 @@ def _assert_none_twice(processed: list[int]) -> None:
     assert not twice, f"processed more than once: {twice[:20]} ({len(twice)} in all)"
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-def test_every_message_processed_once_across_rebalances(broker: Broker, strategy: str) -> None:
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_message_processed_once_across_rebalances(broker: Broker, protocol: str) -> None:
     topic = broker.create_topic(PARTITIONS)
     group = broker.group()
     producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 5})
@@ -107,7 +107,7 @@ def test_every_message_processed_once_across_rebalances(broker: Broker, strategy
     active: list[Consumer] = []
 
     def join() -> None:
-        consumer = Consumer(config(broker, group, **{"partition.assignment.strategy": strategy}))
+        consumer = Consumer(config(broker, group, protocol=protocol))
         listener = CommitProcessed(topic)
         set_rebalance_listener(consumer, listener)
         consumer.subscribe([topic])

@@ -20,6 +20,7 @@ from rebalance_guard.confluent_kafka import (
 
 from tests.integration.broker import Broker
 from tests.integration.confluent_kafka_support import (
+    PROTOCOLS,
     closing,
     config,
     partitions_of,
@@ -46,11 +47,11 @@ class Log(RebalanceListener):
         self.owned_in_revoke.append(partitions_of(consumer.assignment()))
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-def test_callbacks_per_protocol(broker: Broker, strategy: str) -> None:
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_callbacks_per_protocol(broker: Broker, protocol: str) -> None:
     topic = broker.create_topic(4)
     group = broker.group()
-    conf = config(broker, group, **{"partition.assignment.strategy": strategy})
+    conf = config(broker, group, protocol=protocol)
     first, second = Consumer(conf), Consumer(conf)
     logs = Log(), Log()
     for consumer, log in zip((first, second), logs, strict=True):
@@ -68,7 +69,7 @@ def test_callbacks_per_protocol(broker: Broker, strategy: str) -> None:
         poll_until([first, second], split, lambda c, m: messages.append(m), what="the split")
         kept, moved = partitions_of(first.assignment()), partitions_of(second.assignment())
         first_events = list(logs[0].events)
-    if strategy == "range":
+    if protocol == "eager":
         assert logs[1].events[0] == ("assigned", moved)
         assert first_events == [("assigned", ALL), ("revoked", ALL), ("assigned", kept)]
     else:

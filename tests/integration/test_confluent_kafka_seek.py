@@ -8,7 +8,7 @@ subscribed with :func:`subscribe` (which learns the protocol from librdkafka).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import confluent_kafka
 import pytest
@@ -22,7 +22,13 @@ from rebalance_guard.confluent_kafka import (
 )
 
 from tests.integration.broker import Broker
-from tests.integration.confluent_kafka_support import closing, config, poll_until, produce
+from tests.integration.confluent_kafka_support import (
+    PROTOCOLS,
+    closing,
+    config,
+    poll_until,
+    produce,
+)
 
 
 def test_raw_confluent_seek_in_on_assign_fails(broker: Broker) -> None:
@@ -56,16 +62,22 @@ class ExternalOffsets(RebalanceListener):
             consumer.seek(TopicPartition(self.topic, p.partition, self.store[p.partition]))
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-@pytest.mark.parametrize("entry", ["Consumer", "subscribe(plain)"])
+#: How the listener gets on the consumer, and whether the adapter then knows the protocol.
+ENTRIES = {"Consumer": True, "subscribe(plain, protocol=)": True, "subscribe(plain)": False}
+#: librdkafka's warning for an assign() of the wrong protocol (module docstring, "Protocols").
+REFUSED_ASSIGN = "application *assign() call failed"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("entry", list(ENTRIES))
 def test_seek_in_assigned_resumes_at_external_offsets(
-    broker: Broker, strategy: str, entry: str
+    broker: Broker, protocol: str, entry: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     topic = broker.create_topic(2)
     produce(broker, topic, 20, 2)  # offsets 0-9 on each partition
     store = {0: 4, 1: 7}
     listener = ExternalOffsets(topic, store)
-    conf = config(broker, **{"partition.assignment.strategy": strategy})
+    conf = config(broker, protocol=protocol)
     consumer: confluent_kafka.Consumer
     if entry == "Consumer":
         consumer = Consumer(conf)
@@ -73,7 +85,8 @@ def test_seek_in_assigned_resumes_at_external_offsets(
         consumer.subscribe([topic])
     else:
         consumer = confluent_kafka.Consumer(conf)
-        subscribe(consumer, [topic], listener)
+        told = cast(Any, protocol) if ENTRIES[entry] else None
+        subscribe(consumer, [topic], listener, protocol=told)
     first: dict[int, int] = {}
 
     def process(c: confluent_kafka.Consumer, message: Message[Any, Any]) -> None:
@@ -84,3 +97,6 @@ def test_seek_in_assigned_resumes_at_external_offsets(
     with closing([consumer]):
         poll_until([consumer], lambda: store == {0: 10, 1: 10}, process, what="end of data")
     assert first == {0: 4, 1: 7}
+    warned = capfd.readouterr().err.count(REFUSED_ASSIGN)
+    # known protocol: no warning; unknown: eager is tried first, refused once if incremental
+    assert warned == (0 if ENTRIES[entry] or protocol == "eager" else 1), warned
