@@ -66,6 +66,13 @@ def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         carry: list[cst.EmptyLine] = []  # comments of a lambda assignment that goes
         spaced = False  # the next statement followed a lambda's assignment
         for stmt in node.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in edit.delegated:
+                body.append(stmt)  # it stays for its other uses; the class goes after it
+                if slot < 0:
+                    slot, leading = len(body), _blank([], least)
+                method, self_name = wanted[stmt.name.value]
+                methods.append(_delegate(stmt, method, self_name, edit.annotation))
+                continue
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
                 if slot < 0:
                     slot = len(body)
@@ -192,6 +199,24 @@ def _method(
     )
 
 
+def _delegate(fn: cst.FunctionDef, name: str, self_name: str, protocol: str) -> cst.FunctionDef:
+    """``def track(consumer, partitions)`` kept for its other uses -> the listener method
+    ``def on_partitions_x(self, partitions, consumer: RebalanceConsumer): track(consumer,
+    partitions)`` (awaited where ``track`` is ``async def``: the method is too)."""
+    consumer, partitions = (p.name.value for p in fn.params.params[:2])
+    awaiting = "await " if fn.asynchronous is not None else ""
+    call = cst.parse_statement(f"{awaiting}{fn.name.value}({consumer}, {partitions})")
+    params = cst.Parameters(params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+                                    for p in fn.params.params[:2]])  # fmt: skip
+    return cst.FunctionDef(
+        name=cst.Name(name),
+        params=_listener_params(params, cst.Param(cst.Name(self_name), comma=_COMMA), protocol),
+        body=cst.IndentedBlock(body=[call]),
+        asynchronous=fn.asynchronous,
+        returns=fn.returns,
+    )
+
+
 def _lambda_method(lam: cst.Lambda, method: LambdaMethod, protocol: str) -> cst.FunctionDef:
     """``lambda c, p: expr`` -> ``def on_partitions_x(self, p: list[TopicPartition], c:
     RebalanceConsumer) -> None: expr`` (a final assign a seek loop, a final unassign or a
@@ -312,12 +337,17 @@ def _listener_params(
     params: cst.Parameters, self_param: cst.Param, protocol: str
 ) -> cst.Parameters:
     """``(consumer, partitions)`` after ``self_param`` -> ``(self, partitions, consumer:
-    protocol)``: the KIP-1306 order, the consumer now the view (unannotated if no protocol).
+    protocol)``: the KIP-1306 order, the consumer now the view (unannotated if no protocol);
+    parameters with defaults after them stay where they are.
 
     The two parameters swap places, not layouts: each slot keeps its comma and the
     whitespace after it, so a signature wrapped over lines stays wrapped the same way.
     ``self_param`` is either the method's own first parameter or a new one put in front."""
-    *head, consumer, partitions = params.params
+    positional = list(params.params)
+    own = len(positional)
+    while own and positional[own - 1].default is not None:
+        own -= 1  # extra parameters with defaults stay last (shapes.defaulted_parameters)
+    *head, consumer, partitions = positional[:own]
     if not head or head[0] is not self_param:
         head = [self_param.with_changes(comma=_COMMA)]
     annotation = cst.Annotation(cst.Name(protocol)) if protocol else None
@@ -332,6 +362,7 @@ def _listener_params(
             *head,
             into(consumer, partitions),
             into(partitions, consumer.with_changes(annotation=annotation)),
+            *positional[own:],
         ]
     )
 

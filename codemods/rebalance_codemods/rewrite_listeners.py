@@ -23,6 +23,7 @@ from rebalance_codemods.syntax import (
     drop_param,
     drop_statement,
     find_arg,
+    insert_param,
 )
 
 
@@ -130,6 +131,14 @@ def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.FunctionDef)
         return node.with_changes(params=append_param(node.params, param))
+
+    def before_defaults(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.FunctionDef)
+        return node.with_changes(params=insert_param(node.params, param))
+
+    target = finder.find(edit.target, cst.FunctionDef)
+    if any(p.default is not None for p in target.params.params):  # shapes.defaulted_parameters
+        return target, before_defaults
 
     return finder.find(edit.target, cst.FunctionDef), change
 

@@ -44,6 +44,15 @@ def append_param(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
     return params.with_changes(params=new)
 
 
+def insert_param(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
+    """``params`` plus ``param`` before the first positional one with a default, separated
+    from it as the parameter before it is (a wrapped signature stays wrapped)."""
+    old = list(params.params)
+    at = next(i for i, p in enumerate(old) if p.default is not None)
+    comma = old[at - 1].comma if at else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return params.with_changes(params=[*old[:at], param.with_changes(comma=comma), *old[at:]])
+
+
 def positional_count(args: Sequence[cst.Arg]) -> int:
     """How many leading plain positional arguments a call has."""
     count = 0

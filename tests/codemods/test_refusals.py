@@ -293,13 +293,13 @@ def run(conf):
         c = Consumer({})
         c.subscribe(["a"], on_revoke=on_revoke)
         """), 7, "on_revoke= is imported (on_revoke); the codemod migrates callbacks defined in the file that registers them"),
-    ("cf-used-twice", cf("""
-        def on_revoke(consumer, partitions):
+    ("cf-used-twice-annotated", cf("""
+        def on_revoke(consumer: Consumer, partitions):
             consumer.commit(asynchronous=False)
         c = Consumer({})
         c.subscribe(["a"], on_revoke=on_revoke)
         keep(on_revoke)
-        """), 8, "on_revoke is used elsewhere too"),
+        """), 8, "on_revoke is used elsewhere too, so it stays and the listener calls it with the view, which its consumer parameter's annotation (Consumer) does not accept; drop the annotation or annotate it with the rebalance_guard RebalanceConsumer first"),
     ("cf-assign-subset", cf("""
         def on_assign(consumer, partitions):
             consumer.assign(partitions[:1])
@@ -361,7 +361,7 @@ def run(conf):
         c.subscribe(["a"], on_assign=on_assign)
         """), 9, "on_assign is decorated; the codemod cannot know what the decorator expects"),
     ("cf-arity", cf("""
-        def on_assign(consumer, partitions, extra=None):
+        def on_assign(consumer, partitions, extra):
             pass
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
@@ -737,3 +737,37 @@ def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says
             "instead",
         )
     ]
+
+
+def test_a_registration_waits_for_its_class() -> None:
+    """The cascade (issue 25): a registration refused only because its listener class is
+    refused says the class's reason, in the class's words, not a second message pointing at
+    the first; both sites group under the one thing to change."""
+    source = textwrap.dedent(
+        """
+        from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+
+        class Mixin:
+            pass
+
+
+        class Listener(Mixin, ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                pass
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+
+        consumer = KafkaConsumer()
+        consumer.subscribe(["t"], listener=Listener())
+        """
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and result.new_source is None
+    message = (
+        "listener class Listener: other base classes or a metaclass; the codemod cannot "
+        "rebase it safely; split it by hand"
+    )
+    assert [(m.line, m.reason) for m in result.manual] == [(9, message), (18, message)]

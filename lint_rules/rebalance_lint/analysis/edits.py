@@ -97,6 +97,9 @@ class Edit:
     #: ``gather``: (function name, parameter) per parameter a ``functools.partial`` bound: the
     #: parameter leaves the method and becomes an ``__init__`` parameter stored on ``self``
     bound: tuple[tuple[str, str], ...] = ()
+    #: ``gather``: functions of ``names`` that stay where they are (something else uses them
+    #: too): the listener method calls the function instead of becoming it
+    delegated: tuple[str, ...] = ()
 
 
 @dataclass

@@ -36,18 +36,17 @@ from rebalance_lint.analysis.confluent_callback import (
     _self_name,
 )
 from rebalance_lint.analysis.edits import Edit, LambdaMethod, MigrationPlan, Span, span
-from rebalance_lint.analysis.migration_facts import (
-    FileFacts,
+from rebalance_lint.analysis.migration_expressions import (
     argument_count,
     find_arg,
-    guard_name,
     has_star_args,
     is_dotted,
     is_none,
 )
+from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.model import Analysis, dotted
 from rebalance_lint.analysis.shapes import confluent_functions, lambdas, partials
-from rebalance_lint.analysis.shapes.callback_takes_view import _assigns_itself, _plan_callback
+from rebalance_lint.analysis.shapes.callback_takes_view import _assigns_itself, _check_callback
 from rebalance_lint.analysis.shapes.confluent_functions import _placement, _used_only_here
 from rebalance_lint.analysis.shapes.lambdas import _lambda_tail
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
@@ -57,6 +56,7 @@ from rebalance_lint.analysis.shapes.owner_callbacks import (
     _plan_owner,
 )
 from rebalance_lint.analysis.shapes.partials import _bound_arguments
+from rebalance_lint.analysis.shapes.shared_callbacks import kept_and_called
 from rebalance_lint.analysis.shapes.two_roles import _second_role
 from rebalance_lint.analysis.shapes.unknown_callbacks import _not_a_def
 
@@ -172,10 +172,15 @@ def _plan_site(
             aliases.append((first, found.keyword))
             continue
         callbacks.append(found)
+    delegated: set[str] = set()  # used elsewhere too: kept, and called by the listener
     for callback in callbacks:
         reason = _used_only_here(callback, call, facts)
         if reason is not None:
-            return reason
+            reason = kept_and_called(callback, reason)
+            if reason is not None:
+                return reason
+            assert not isinstance(callback.function, ast.Lambda)
+            delegated.add(callback.function.name)
     placement = _placement(call, callbacks, facts)
     if isinstance(placement, str):
         return placement
@@ -184,8 +189,9 @@ def _plan_site(
     if isinstance(bound, str):
         return bound
     for callback in callbacks:
-        reason = _plan_callback(callback, client, facts, plan) or _assigns_itself(
-            callback, dotted(call.func.value), facts
+        kept = callback.label in delegated
+        reason = _check_callback(callback, client, facts, plan, rewrite=not kept) or (
+            _assigns_itself(callback, dotted(call.func.value), facts)
         )
         if reason is not None:
             return reason
@@ -227,6 +233,7 @@ def _plan_site(
             index=mode,
             lambdas=tuple(lambdas),
             bound=tuple(attributes),
+            delegated=tuple(sorted(delegated)),
         )
     )
     arguments = ", ".join(bound.values())

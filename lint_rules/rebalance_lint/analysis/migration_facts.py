@@ -14,6 +14,7 @@ from typing import Literal
 
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.imports import ImportMap
+from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.scopes import Bindings
 
 VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
@@ -215,79 +216,6 @@ def _module_binds_only(facts: FileFacts, name: str, wanted: str) -> bool:
         else:
             return False
     return bool(found) and qualnames == {wanted}
-
-
-def is_pure(node: ast.expr) -> bool:
-    """True when evaluating ``node`` earlier or later cannot change what the program does."""
-    if isinstance(node, ast.Name):
-        return True
-    if isinstance(node, ast.Constant):
-        return not isinstance(node.value, complex)
-    if isinstance(node, ast.Attribute):
-        return is_pure(node.value)
-    if isinstance(node, ast.JoinedStr):
-        return all(is_pure(v) for v in node.values)
-    if isinstance(node, ast.FormattedValue):
-        return is_pure(node.value)
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return all(not isinstance(el, ast.Starred) and is_pure(el) for el in node.elts)
-    if isinstance(node, ast.Subscript):
-        index = node.slice
-        items = index.elts if isinstance(index, ast.Tuple) else [index]
-        return is_pure(node.value) and all(
-            not isinstance(el, ast.Slice) and is_pure(el) for el in items
-        )
-    return False
-
-
-def is_dotted(node: ast.expr) -> bool:
-    """``a`` or ``a.b.c``: an expression that names something without calling anything."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-def is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def find_arg(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
-    """The argument bound to parameter ``keyword`` (or at ``position``), if any."""
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    if position is not None and position < positional_count(call):
-        return call.args[position]
-    return None
-
-
-def positional_count(call: ast.Call) -> int:
-    """How many leading plain positional arguments a call has."""
-    count = 0
-    for arg in call.args:
-        if isinstance(arg, ast.Starred):
-            break
-        count += 1
-    return count
-
-
-def has_star_args(call: ast.Call) -> bool:
-    return any(isinstance(a, ast.Starred) for a in call.args) or any(
-        kw.arg is None for kw in call.keywords
-    )
-
-
-def argument_count(call: ast.Call) -> int:
-    return len(call.args) + len(call.keywords)
-
-
-def ordered_args(call: ast.Call) -> list[ast.expr]:
-    """The call's argument values in source order (positional, keyword and starred alike)."""
-    return sorted([*call.args, *(kw.value for kw in call.keywords)], key=_position)
-
-
-def _position(node: ast.expr) -> tuple[int, int]:
-    return node.lineno, node.col_offset
 
 
 Layout = Literal["own", "shared", "suite"]

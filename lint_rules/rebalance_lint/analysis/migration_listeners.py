@@ -36,6 +36,7 @@ from rebalance_lint.analysis.listener_state import (
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name, methods_of, view_name
 from rebalance_lint.analysis.model import Analysis, IndirectInjection
 from rebalance_lint.analysis.shapes.async_listener_base import ASYNC_BASE
+from rebalance_lint.analysis.shapes.class_refusals import class_refusal
 from rebalance_lint.analysis.shapes.closure_global_consumers import _plan_free_consumer
 from rebalance_lint.analysis.shapes.direct_callback_calls import direct_calls
 from rebalance_lint.analysis.shapes.indirect_injection import refuse_what_stays
@@ -114,9 +115,10 @@ def plan_listeners(
             for _, site in family_sites.get(cls, []):
                 plan.merge(site)
         else:
-            plan.refuse(cls.lineno, f"listener class {cls.name}: {reason}")
+            message = class_refusal(cls, reason)
+            plan.refuse(cls.lineno, message)
             for line, _ in family_sites.get(cls, []):
-                plan.refuse(line, f"registers {cls.name}, which must be migrated by hand first")
+                plan.refuse(line, message)  # one message: the registration waits for the class
     refuse_what_stays(analysis, legacy, plan)
     return plan
 

@@ -19,6 +19,7 @@ from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.assign_release import _plan_final
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
+from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
 from rebalance_lint.analysis.shapes.helpers_take_view import helper_takes_view, offered_by_view
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
@@ -104,7 +105,7 @@ def _check_callback(
         or args.kwarg
         or args.vararg
         or args.defaults
-    ):
+    ) and not (rewrite and extra_defaulted(args, 2 + offset)):
         shape = "(self, consumer, partitions)" if callback.method else "(consumer, partitions)"
         return f"{label} does not take exactly {shape}; fix its signature first (KRB109)"
     returned = None if isinstance(fn, ast.Lambda) else returned_value(fn)

@@ -21,7 +21,7 @@ from rebalance_lint.analysis.clients import (
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import Edit, span
 from rebalance_lint.analysis.fix_plan import FixContext, _names
-from rebalance_lint.analysis.migration_facts import has_star_args
+from rebalance_lint.analysis.migration_expressions import has_star_args
 from rebalance_lint.analysis.model import Callback, Registration
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.fix_lost_listener import _stub

@@ -36,7 +36,7 @@ from rebalance_lint.analysis.clients import (
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import Edit, span
 from rebalance_lint.analysis.fix_plan import Fix, FixContext, Key, _reached
-from rebalance_lint.analysis.migration_facts import has_star_args
+from rebalance_lint.analysis.migration_expressions import has_star_args
 from rebalance_lint.analysis.model import Callback, Effect
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.fix_harmless_on_loss import harmless_on_loss

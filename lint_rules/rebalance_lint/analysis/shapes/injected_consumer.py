@@ -13,9 +13,9 @@ from rebalance_guard._client_facts import CONSUMER_METHODS, ClientFacts
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.listener_state import _attributes_in, _code, _method_named, _State
+from rebalance_lint.analysis.migration_expressions import find_arg
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
-    find_arg,
     first_param,
     self_attr,
     self_class,

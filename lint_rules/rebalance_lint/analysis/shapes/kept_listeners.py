@@ -11,7 +11,8 @@ import ast
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 
 from rebalance_lint.analysis.listener_state import _State
-from rebalance_lint.analysis.migration_facts import FileFacts, is_none, self_class
+from rebalance_lint.analysis.migration_expressions import is_none
+from rebalance_lint.analysis.migration_facts import FileFacts, self_class
 from rebalance_lint.analysis.shape import Shape
 
 

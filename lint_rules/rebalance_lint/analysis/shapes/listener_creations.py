@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 
 from rebalance_lint.analysis.listener_state import _State
-from rebalance_lint.analysis.migration_facts import FileFacts, has_star_args
+from rebalance_lint.analysis.migration_expressions import has_star_args
+from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.factory_listeners import _factory_creation
 from rebalance_lint.analysis.shapes.kept_listeners import _attribute_creation

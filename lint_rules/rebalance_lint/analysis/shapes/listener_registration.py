@@ -12,17 +12,19 @@ from rebalance_guard._client_facts import ClientFacts
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.listener_state import LISTENER_POSITION, Kind, _class_of, _code, _State
-from rebalance_lint.analysis.migration_facts import (
-    FileFacts,
+from rebalance_lint.analysis.migration_expressions import (
     argument_count,
     find_arg,
-    guard_name,
     has_star_args,
     is_dotted,
     is_none,
     is_pure,
-    methods_of,
     ordered_args,
+)
+from rebalance_lint.analysis.migration_facts import (
+    FileFacts,
+    guard_name,
+    methods_of,
     self_class,
     statement_layout,
 )
@@ -203,5 +205,6 @@ SHAPE = Shape(
         "tests/codemods/test_kafka_python.py",
         "tests/codemods/test_aiokafka.py",
         "tests/codemods/test_refusals.py",
+        "tests/codemods/test_evaluation_order.py",
     ),
 )

@@ -11,6 +11,7 @@ from rebalance_guard._client_facts import ClientFacts
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.migration_facts import returned_value
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 
 
 def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
@@ -30,9 +31,10 @@ def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
             f"{label} takes *args, keyword-only or **kwargs parameters; "
             "take (self, partitions) first"
         )
-    if args.posonlyargs or len(args.args) != 2:
+    extra = extra_defaulted(args, 2)  # (self, partitions, flag=True): the client passes one
+    if (args.posonlyargs or len(args.args) != 2) and not extra:
         return f"{label} does not take exactly (self, partitions); fix its signature first (KRB109)"
-    if args.defaults:
+    if args.defaults and not extra:
         return f"{label} has parameter defaults; remove them first"
     returned = returned_value(fn)
     if returned is not None:

@@ -23,13 +23,8 @@ from rebalance_lint.analysis.confluent_callback import (
     _guard_names,
 )
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
-from rebalance_lint.analysis.migration_facts import (
-    FileFacts,
-    find_arg,
-    is_dotted,
-    methods_of,
-    self_class,
-)
+from rebalance_lint.analysis.migration_expressions import find_arg, is_dotted
+from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class
 from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.callback_takes_view import (

@@ -12,7 +12,8 @@ import ast
 from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.confluent_callback import _Callback, _param
-from rebalance_lint.analysis.migration_facts import FileFacts, has_star_args, is_pure, self_class
+from rebalance_lint.analysis.migration_expressions import has_star_args, is_pure
+from rebalance_lint.analysis.migration_facts import FileFacts, self_class
 from rebalance_lint.analysis.shape import Shape
 
 

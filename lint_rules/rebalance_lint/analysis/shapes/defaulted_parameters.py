@@ -1,0 +1,69 @@
+"""Shape: callbacks with extra parameters after the client's own, each with a constant default
+(``def on_assign(consumer, partitions, retries=3)``, ``def on_partitions_revoked(self,
+revoked, flush=True)``): issue 25's "signatures with extra defaulted parameters".
+
+The client always calls a callback with its own arguments only (confluent ``(consumer,
+partitions)``, kafka-python and aiokafka ``(partitions)``), so every extra parameter takes its
+default. The listener method keeps them, after the view, with the same defaults (a method with
+more defaulted parameters than its base's still overrides it, for mypy and pyright too) and
+the runtime calls it with ``(partitions, view)``: the same values again. Provably the same
+only when:
+
+- every default is a constant (a confluent function gathered into the listener class has its
+  defaults evaluated where the class is, maybe before statements that ran between the defs;
+  a constant is the same value wherever it is evaluated);
+- nothing else calls the callback (a caller may pass the extra parameters): a function used
+  elsewhere is refused before (:mod:`.confluent_functions`), an owner method called elsewhere
+  keeps the refusal (its wrapper would drop them), and any direct call of a listener's
+  callback refuses the class (:mod:`.direct_callback_calls`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.shape import Shape
+
+
+def extra_defaulted(args: ast.arguments, taken: int) -> bool:
+    """Whether ``args`` is ``taken`` parameters without defaults followed by at least one with a
+    constant default, and nothing else (no positional-only, ``*args``, keyword-only or
+    ``**kwargs``)."""
+    extra = len(args.args) - taken
+    return (
+        extra > 0
+        and not (args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg)
+        and len(args.defaults) == extra
+        and all(_constant(default) for default in args.defaults)
+    )
+
+
+def _constant(node: ast.expr) -> bool:
+    """A literal: a constant, a signed number, or a tuple of literals."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return isinstance(node.operand, ast.Constant) and isinstance(
+            node.operand.value, int | float | complex
+        )
+    if isinstance(node, ast.Tuple):
+        return all(_constant(element) for element in node.elts)
+    return False
+
+
+SHAPE = Shape(
+    name="extra defaulted parameters",
+    planner="shared",
+    recognises=(
+        "a callback's parameters beyond the client's own, each with a constant default, and "
+        "nothing else calling it"
+    ),
+    plan=(
+        "the listener method keeps them after the view (gather, listener_method: the "
+        "consumer and partitions swap, the rest stays; append_param: the view goes before them)"
+    ),
+    fixtures=(
+        "tests/codemods/test_defaulted_parameters.py",
+        "tests/codemods/fixtures/defaulted_parameters.py",
+    ),
+)
