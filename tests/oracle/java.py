@@ -1,8 +1,8 @@
 """Build and run the Java oracle (java/oracle/): Apache Kafka's KafkaConsumer on a scenario.
 
 :func:`build` runs ``mvn -q package`` once per pom and source content (Maven resolves
-kafka-clients and Jackson from Maven Central into ``~/.m2`` the first time); :func:`run` hands
-the JVM several instances at once (each its own group and topics; the JVM runs them in
+kafka-clients and Jackson from Maven Central into ``~/.m2`` the first time); :class:`JavaRuns`
+hands one JVM several instances at once (each its own group and topics; the JVM runs them in
 parallel) and reads their traces. Missing Java 17 or Maven is a clear error, never a skip.
 """
 
