@@ -26,6 +26,16 @@ from rebalance_guard.testing import confluent_kafka as h_confluent
 from rebalance_guard.testing import confluent_kafka_aio as h_confluent_aio
 from rebalance_guard.testing import kafka_python as h_kafka_python
 
+pytestmark = pytest.mark.kafka_python  # run again under kafka-python 2.x by .ci/run
+
+
+def _offset(offset: int) -> Any:
+    """kafka-python's OffsetAndMetadata (3.x added leader_epoch)."""
+    from kafka.structs import OffsetAndMetadata
+
+    fields = OffsetAndMetadata._fields
+    return OffsetAndMetadata(offset, "", -1) if len(fields) == 3 else OffsetAndMetadata(offset, "")
+
 
 class Clock:
     """A clock that only moves when a callback says it spent time."""
@@ -74,10 +84,10 @@ class KafkaPythonListener(rg_kafka_python.RebalanceListener):
         self.clock.spend(self.spend)
 
     def on_partitions_revoked(self, partitions: Any, consumer: Any) -> None:
-        from kafka.structs import OffsetAndMetadata, TopicPartition
+        from kafka.structs import TopicPartition
 
         consumer.commit()
-        consumer.commit({TopicPartition("orders", 1): OffsetAndMetadata(9, "", -1)})
+        consumer.commit({TopicPartition("orders", 1): _offset(9)})
 
 
 class AIOKafkaListener(rg_aiokafka.RebalanceListener):
@@ -363,9 +373,7 @@ def test_a_failed_commit_is_booked_with_its_error(
 ) -> None:
     class CommitsLost(rg_kafka_python.RebalanceListener):
         def on_partitions_lost(self, partitions: Any, consumer: Any) -> None:
-            from kafka.structs import OffsetAndMetadata
-
-            consumer.commit({tp: OffsetAndMetadata(1, "", -1) for tp in partitions})
+            consumer.commit({tp: _offset(1) for tp in partitions})
 
     harness = h_kafka_python.ListenerHarness(CommitsLost())
     harness.assign([_kafka_tp(0)])
