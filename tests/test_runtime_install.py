@@ -19,7 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXTRA = "pip install 'rebalance-guard[codemods]'"
 
-pytestmark = pytest.mark.slow
 
 SAMPLE = """\
 from kafka import ConsumerRebalanceListener, KafkaConsumer
@@ -71,6 +70,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bin_dir
 
 
+@pytest.mark.slow
 def test_the_wheel_requires_nothing_and_libcst_is_absent(fresh: Path) -> None:
     code = (
         "import importlib.metadata as m, importlib.util as u, json; print(json.dumps("
@@ -82,6 +82,7 @@ def test_the_wheel_requires_nothing_and_libcst_is_absent(fresh: Path) -> None:
     assert no_libcst
 
 
+@pytest.mark.slow
 def test_import_rebalance_guard_loads_only_the_standard_library(fresh: Path) -> None:
     code = (
         "import sys, json; before = set(sys.modules); import rebalance_guard; "
@@ -92,18 +93,21 @@ def test_import_rebalance_guard_loads_only_the_standard_library(fresh: Path) -> 
     assert json.loads(_ok(fresh / "python", "-c", code)) == ["rebalance_guard"]
 
 
+@pytest.mark.slow
 def test_check_works_without_libcst(fresh: Path) -> None:
     result = _run(fresh / "rebalance-guard", "check", "app.py", cwd=fresh.parent.parent)
     assert result.returncode == 1, result.stdout + result.stderr  # 1: findings
     assert _finding(result.stdout).startswith("app.py:9:9: KRB101 ")
 
 
+@pytest.mark.slow
 def test_the_flake8_plugin_works_without_libcst(fresh: Path) -> None:
     result = _run(fresh / "flake8", "--select", "KRB", "app.py", cwd=fresh.parent.parent)
     assert result.returncode == 1, result.stdout + result.stderr
     assert _finding(result.stdout).startswith("app.py:9:9: KRB101 ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [["migrate", "app.py"], ["check", "--fix", "app.py"], ["scan", "app.py", "--diffs"]],
@@ -115,3 +119,19 @@ def test_rewriting_commands_name_the_extra_to_install(fresh: Path, command: list
     assert EXTRA in result.stderr
     assert "Traceback" not in result.stderr
     assert (fresh.parent.parent / "app.py").read_text() == SAMPLE  # nothing was touched
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["migrate", "x.py"], ["check", "--fix", "x.py"], ["scan", "x", "--diffs", "--out", "o"]],
+    ids=" ".join,
+)
+def test_the_message_comes_before_anything_is_imported(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this environment (LibCST installed) with LibCST reported missing: the same exit."""
+    import rebalance_cli
+
+    monkeypatch.setattr(rebalance_cli, "_no_libcst", lambda: True)
+    assert rebalance_cli.main(command) == 2
+    assert EXTRA in capsys.readouterr().err
