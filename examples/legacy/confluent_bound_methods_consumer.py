@@ -31,7 +31,7 @@ class Processor:
                 "group.id": group,
                 "enable.auto.commit": False,
                 "auto.offset.reset": "earliest",
-                # Timeouts the test broker (tansu) needs.
+                # Short group timeouts: the tests fence and rebalance members in seconds.
                 "max.poll.interval.ms": 10_000,
                 "session.timeout.ms": 6_000,
                 "heartbeat.interval.ms": 1_000,

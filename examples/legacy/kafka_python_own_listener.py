@@ -31,7 +31,7 @@ class Tailer(ConsumerRebalanceListener):
             group_id=group,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
-            # Timeouts the test broker (tansu) needs.
+            # Short group timeouts: the tests fence and rebalance members in seconds.
             max_poll_interval_ms=10_000,
             session_timeout_ms=6_000,
             heartbeat_interval_ms=1_000,

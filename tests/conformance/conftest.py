@@ -7,6 +7,7 @@ import importlib
 import pytest
 
 from tests.conformance.driver import PROTOCOLS, Driver
+from tests.integration.broker import Broker
 
 #: One driver module per client: tests/conformance/driver_<name>.py exporting DRIVER.
 DRIVERS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
@@ -22,9 +23,11 @@ TARGETS = [
 ]
 
 
-def load_target(param: tuple[str, str]) -> tuple[Driver, str]:
+def load_target(param: tuple[str, str], broker: Broker) -> tuple[Driver, str]:
     """The driver and protocol of one matrix cell, or an explicit skip with the reason."""
     client, protocol = param
+    if protocol not in broker.protocols():
+        pytest.skip(f"the {broker.kind} test broker does not speak the {protocol} protocol")
     driver: Driver = importlib.import_module(f"tests.conformance.driver_{client}").DRIVER
     reason = driver.skip_reason(protocol)
     if reason is not None:

@@ -24,8 +24,16 @@ from typing import Any, Protocol
 
 TP = tuple[str, int]
 
-#: (protocol, skip reason or None) for each protocol the suite knows.
-PROTOCOLS = ("eager", "cooperative")
+#: The group protocols the suite runs: classic eager, classic cooperative (incremental,
+#: KIP-429) and KIP-848's consumer protocol (incremental, the broker assigns).
+PROTOCOLS = ("eager", "cooperative", "consumer")
+#: Where callbacks get only the partitions that move.
+INCREMENTAL = ("cooperative", "consumer")
+#: Why a classic-only client skips the consumer protocol.
+NO_CONSUMER_PROTOCOL = (
+    "{client} does not speak KIP-848's consumer group protocol (group.protocol=consumer is "
+    "implemented by Apache Kafka's Java client and librdkafka >= 2.12 only)"
+)
 
 
 class Ops(Protocol):

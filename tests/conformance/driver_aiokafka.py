@@ -13,6 +13,7 @@ from aiokafka.structs import TopicPartition
 from rebalance_guard.aiokafka import RebalanceListener, set_rebalance_listener
 
 from tests.conformance.driver import (
+    NO_CONSUMER_PROTOCOL,
     TP,
     AsyncScriptListener,
     LoopMember,
@@ -124,6 +125,8 @@ class AiokafkaDriver(ThreadedDriver):
     member_class = AiokafkaMember
 
     def skip_reason(self, protocol: str) -> str | None:
+        if protocol == "consumer":
+            return NO_CONSUMER_PROTOCOL.format(client="aiokafka 0.14")
         return COOPERATIVE_REASON if protocol == "cooperative" else None
 
 

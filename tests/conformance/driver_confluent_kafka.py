@@ -18,9 +18,7 @@ from tests.conformance.driver import (
     ThreadedDriver,
     keys,
 )
-from tests.integration.broker import CONFLUENT_GROUP_TIMEOUTS
-
-STRATEGY = {"eager": "range", "cooperative": "cooperative-sticky"}
+from tests.integration.broker import confluent_group_config
 
 
 def _tp(key: TP, offset: int | None = None) -> TopicPartition:
@@ -117,8 +115,7 @@ class ConfluentMember(Member):
             "group.id": self.group,
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
-            "partition.assignment.strategy": STRATEGY[self.protocol],
-            **CONFLUENT_GROUP_TIMEOUTS,
+            **confluent_group_config(self.protocol),
         }
 
     def _settle(self, result: Any) -> Any:

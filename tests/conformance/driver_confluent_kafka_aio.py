@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from confluent_kafka.aio import AIOConsumer
-from rebalance_guard.confluent_kafka_aio import RebalanceListener, set_rebalance_listener
+from rebalance_guard.confluent_kafka_aio import (
+    AIOConsumer,
+    RebalanceListener,
+    set_rebalance_listener,
+)
 
 from tests.conformance.driver import AsyncScriptListener, LoopMember, ThreadedDriver
 from tests.conformance.driver_confluent_kafka import ConfluentMember, ConfluentOps

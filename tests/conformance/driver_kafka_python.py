@@ -8,6 +8,7 @@ from typing import Any
 from rebalance_guard.kafka_python import set_rebalance_listener
 
 from tests.conformance.driver import (
+    NO_CONSUMER_PROTOCOL,
     TP,
     Member,
     NotOffered,
@@ -122,6 +123,8 @@ class KafkaPythonDriver(ThreadedDriver):
     member_class = KafkaPythonMember
 
     def skip_reason(self, protocol: str) -> str | None:
+        if protocol == "consumer":
+            return NO_CONSUMER_PROTOCOL.format(client="kafka-python")
         if protocol == "cooperative" and not KP3:
             return COOPERATIVE_REASON
         return None

@@ -164,7 +164,7 @@ async def _no_script(kind: str, partitions: set[TP], ops: Ops) -> None:
 
 @pytest.fixture(scope="module", params=TARGETS)
 def lost(request: pytest.FixtureRequest, broker: Broker) -> Lost:
-    driver, protocol = load_target(request.param)
+    driver, protocol = load_target(request.param, broker)
     return run_lost(broker, driver, protocol)
 
 

@@ -24,7 +24,7 @@ Handler = Callable[[TopicPartition, list[ConsumerRecord[Any, Any]]], None]
 
 
 def make_consumer(bootstrap: str, group: str, **overrides: Any) -> AIOKafkaConsumer:
-    """A group consumer with tansu-friendly timeouts and manual commits (call inside a loop)."""
+    """A group consumer with short group timeouts and manual commits (call inside a loop)."""
     options: dict[str, Any] = {
         "bootstrap_servers": bootstrap,
         "group_id": group,

@@ -1,7 +1,7 @@
 """Shared helpers for the confluent-kafka tests against the real broker (no tests here).
 
 Poll loops run against a deadline instead of sleeping: on a loaded 2-core machine the first
-assignment takes ~3 s and an eager rebalance ~3-4 s with tansu, sometimes much more.
+assignment and a rebalance take seconds, sometimes much more.
 """
 
 from __future__ import annotations

@@ -53,20 +53,12 @@ def make_consumer(bootstrap: str, group: str, protocol: str = "eager", **overrid
     return KafkaConsumer(**config)
 
 
-def produce(
-    bootstrap: str, topic: str, numbers: Iterable[int], partitions: int, batched: bool = True
-) -> None:
-    """Write each number as its own message, number ``n`` to partition ``n % partitions``.
-
-    ``batched=False`` sends one record per batch: tansu answers ListOffsets(latest) with the
-    last batch's base offset + 1, so only then do end offsets equal the record count.
-    """
+def produce(bootstrap: str, topic: str, numbers: Iterable[int], partitions: int) -> None:
+    """Write each number as its own message, number ``n`` to partition ``n % partitions``."""
     producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
     try:
         for n in numbers:
-            future = producer.send(topic, str(n).encode(), partition=n % partitions)
-            if not batched:
-                future.get(timeout=30)
+            producer.send(topic, str(n).encode(), partition=n % partitions)
         producer.flush(timeout=30)
     finally:
         producer.close(timeout=10)

@@ -95,7 +95,7 @@ def test_seek_in_assigned_resumes_at_the_externally_stored_offset(broker: Broker
 
     async def scenario() -> None:
         await produce(broker.bootstrap, topic, range(20), partition=0)
-        # Without the seek, "latest" decides (the end on Kafka; tansu 0.x answers 1 here).
+        # Without the seek, "latest" decides: the end.
         offsets, committed = await session("latest", until=20)
         assert offsets == list(range(7, 20))
         await produce(broker.bootstrap, topic, range(20, 30), partition=0)

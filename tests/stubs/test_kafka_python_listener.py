@@ -109,8 +109,8 @@ def test_set_after_subscribe_works_too(broker: Broker) -> None:
 
 
 # Rebalances below come from a second member joining or leaving, not from subscription
-# changes: kafka-python 2.3 against tansu sometimes never applies the assignment of a
-# rebalance it started itself for a new subscription (reproduced without rebalance_guard).
+# changes: kafka-python 2.3 loses the assignment of a subscription-change rejoin that outlasts
+# one poll() (seen on tansu, and by the oracle on Apache Kafka: tests/oracle).
 
 
 def test_replace_remove_and_subscribe_take_effect_from_the_next_poll(broker: Broker) -> None:

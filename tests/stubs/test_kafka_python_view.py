@@ -32,7 +32,7 @@ LABEL = "Committer.on_partitions_revoked"
 @pytest.fixture(scope="module")
 def topic(broker: Broker) -> str:
     name = broker.create_topic(partitions=2)
-    produce(broker.bootstrap, name, range(10), partitions=2, batched=False)  # offsets 0-4 each
+    produce(broker.bootstrap, name, range(10), partitions=2)  # offsets 0-4 each
     return name
 
 
