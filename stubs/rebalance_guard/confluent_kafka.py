@@ -120,6 +120,7 @@ from rebalance_guard._confluent_common import (
     RebalanceProtocol,
     StagingView,
     bind,
+    checked_protocol,
     is_state_error,
     nothing_to_commit,
     protocol_of,
@@ -467,6 +468,7 @@ def subscribe(
     incremental protocol, learns otherwise from one refused ``assign()``, which librdkafka
     logs as a warning. A :class:`Consumer` knows its configuration and needs none.
     """
+    checked_protocol(protocol)
     if isinstance(consumer, Consumer):
         consumer._rebalance.set_listener(listener)
         consumer.subscribe(topics)

@@ -109,6 +109,7 @@ from rebalance_guard._confluent_common import (
     RebalanceProtocol,
     StagingView,
     bind,
+    checked_protocol,
     is_state_error,
     nothing_to_commit,
     protocol_of,
@@ -451,6 +452,7 @@ def set_rebalance_listener(
     either, eager is assumed and an incremental protocol is learned from one refused
     ``assign()``, which librdkafka logs as a warning.
     """
+    checked_protocol(protocol)
     if not isinstance(consumer, _PlainAIOConsumer):
         raise TypeError(
             f"set_rebalance_listener() needs a confluent_kafka.aio.AIOConsumer, got "
