@@ -13,7 +13,8 @@ Which broker a run gets, in order:
 fails with the reason instead of falling back. ``=tansu`` picks the stand-in on purpose.
 
 Run ``python -m tests.integration.broker [--nodes 3]`` to start one by hand (benchmarks,
-examples): it prints the bootstrap address and serves until interrupted.
+examples): it prints the bootstrap address and serves until interrupted (``--resolve`` only
+resolves the jars: 22 s on a fresh machine, 2026-11-26).
 """
 
 from __future__ import annotations
@@ -456,7 +457,15 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="Start Apache Kafka on loopback until Ctrl-C.")
     parser.add_argument("--nodes", type=int, default=1, help="brokers (3 for failover tests)")
+    parser.add_argument(
+        "--resolve", action="store_true", help="only resolve the jars with Maven, timed, and exit"
+    )
     args = parser.parse_args(argv)
+    if args.resolve:
+        began = time.monotonic()
+        jars = kafka_classpath().split(os.pathsep)
+        print(f"Apache Kafka: {len(jars)} jars resolved in {time.monotonic() - began:.1f}s")
+        return 0
     cluster = KafkaCluster.start(args.nodes)
     print(cluster.bootstrap, flush=True)
     print(f"started in {cluster.started_in:.1f}s; logs in {cluster.directory}", file=sys.stderr)
