@@ -99,6 +99,14 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   :class:`Consumer`. During the close ``committed()`` times out: librdkafka no longer
   answers offset fetches once the consumer is closing (raw confluent alike).
 
+* Slow callbacks: every callback is timed, and one taking longer than the listener's
+  ``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one second by
+  default) logs one WARNING on the ``rebalance_guard`` logger naming the callback, the client,
+  the number of partitions, the duration, the protocol and what the group goes through
+  meanwhile; every callback also logs one record at ``callback_logging.level`` (DEBUG) with
+  what it did through the view. librdkafka warns about no slow callback of its own; past
+  ``max.poll.interval.ms`` it leaves the group and the partitions are lost.
+
 Listener methods must be plain ``def``: confluent calls callbacks synchronously from the
 polling thread and cannot await. Legacy one-argument methods ``(self, partitions)`` are
 called without the view. confluent's own ``on_assign``/``on_revoke``/``on_lost`` callbacks
@@ -125,6 +133,7 @@ from rebalance_guard._confluent_common import (
     nothing_to_commit,
     protocol_of,
 )
+from rebalance_guard._observe import CallbackLogging
 from rebalance_guard._view import forward, live
 
 if TYPE_CHECKING:
@@ -195,6 +204,9 @@ class RebalanceListener:
     ``on_partitions_lost`` defaults to ``on_partitions_revoked``; override it to skip commits
     for partitions that are already owned elsewhere.
     """
+
+    #: How the callbacks are logged: when one is slow, and the level of its record.
+    callback_logging: CallbackLogging = CallbackLogging()
 
     def on_partitions_assigned(
         self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
@@ -342,7 +354,7 @@ class _Adapter:
             return
         try:
             untold = partitions if lost else self._closing.untold(partitions)
-            if untold:
+            if untold or not self._closing.started:  # eager may revoke nothing: still told
                 self._tell_revoked(consumer, untold, lost)
         finally:
             if self._closing.started:

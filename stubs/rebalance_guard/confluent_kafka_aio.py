@@ -90,6 +90,14 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   (``ClosingRevocation``). ``committed()`` during the close times out (as with the sync
   consumer).
 
+* Slow callbacks: every callback is timed, and one taking longer than the listener's
+  ``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one second by
+  default) logs one WARNING on the ``rebalance_guard`` logger naming the callback, the client,
+  the number of partitions, the duration, the protocol and what the group goes through
+  meanwhile; every callback also logs one record at ``callback_logging.level`` (DEBUG) with
+  what it did through the view. librdkafka warns about no slow callback of its own; past
+  ``max.poll.interval.ms`` it leaves the group and the partitions are lost.
+
 Legacy one-argument methods ``(self, partitions)`` are called without the view.
 """
 
@@ -115,6 +123,7 @@ from rebalance_guard._confluent_common import (
     protocol_of,
 )
 from rebalance_guard._errors import NotAwaitedError
+from rebalance_guard._observe import CallbackLogging
 from rebalance_guard._view import AsyncView, awaited, forward_coroutine
 
 try:
@@ -205,6 +214,9 @@ class RebalanceListener:
     Override what you need, with ``async def`` or ``def``. ``on_partitions_lost`` defaults to
     ``on_partitions_revoked``; override it to skip commits for partitions owned elsewhere.
     """
+
+    #: How the callbacks are logged: when one is slow, and the level of its record.
+    callback_logging: CallbackLogging = CallbackLogging()
 
     def on_partitions_assigned(
         self, partitions: list[TopicPartition], consumer: RebalanceConsumer, /
@@ -378,7 +390,7 @@ class _Adapter:
         try:
             lost = event == "on_partitions_lost"
             untold = partitions if lost else self._closing.untold(partitions)
-            if untold:
+            if untold or not self._closing.started:  # eager may revoke nothing: still told
                 await self._tell_revoked(consumer, untold, event)
         finally:
             if self._closing.started:
