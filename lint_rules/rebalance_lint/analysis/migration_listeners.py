@@ -166,7 +166,7 @@ def _plan_class(
         reason = _callback_shape(fn, client)
         if reason is not None:
             return reason
-    reason = direct_calls(facts)
+    reason, passing = direct_calls(cls, facts)
     if reason is not None:
         return reason
     creations, reason = _creations(cls, facts)
@@ -224,6 +224,8 @@ def _plan_class(
         reason = _plan_own_consumer(client, views, own, methods.get("__init__"), state, plan)
     if reason is not None:
         return reason
+    for call, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback
+        plan.edit(Edit("set_keyword", span(call), value=views[target], extra=views[caller]))
     base = cls.bases[0]
     taken = facts.index.names
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)
