@@ -10,9 +10,11 @@ Modes (``--mode``):
 - ``graceful``: members join and leave with close()/stop() only. Goal: 0 lost, 0 duplicated.
 - ``sigkill`` (default): members also die by SIGKILL at seeded random times.
 - ``failover``: a three-broker cluster (separate KRaft combined-mode processes, offsets topic
-  replicated 3 times, min ISR 2); after each membership change, while the group rebalances,
-  the broker hosting the group's coordinator (admin ``describe_consumer_groups``) is SIGKILLed
-  and restarted a few seconds later; members leave gracefully (``--kill`` adds SIGKILLs).
+  replicated 3 times, min ISR 2); at each membership change the broker hosting the group's
+  coordinator (admin ``describe_consumer_groups``) is SIGKILLed, at random 0-1.5 s before
+  the change (a leaver's revocation commits while the coordinator fails over) or 0-1.5 s
+  after it (during the rebalance), and restarted 2-5 s later; the next change waits until
+  every replica is back in sync. Members leave gracefully (``--kill`` adds SIGKILLs).
 
 Goal everywhere: 0 lost. The bound on duplicates, checked per duplicated message: a repeat
 is excused only when its earlier processor never committed past it before the repeat (no
@@ -378,14 +380,24 @@ class Coordinator:
         self.failovers = 0
         self.notes: list[str] = []
 
-    def find(self) -> KafkaNode | None:
-        try:
-            future = self.admin.describe_consumer_groups([self.group], request_timeout=10)
-            described = future[self.group].result(timeout=15)
-        except Exception as exc:
-            self.notes.append(f"coordinator not found: {exc}")
-            return None
-        return next(n for n in self.cluster.nodes if n.node_id == described.coordinator.id)
+    def find(self, timeout: float = 30) -> KafkaNode | None:
+        """The node hosting the group's coordinator now. A fresh admin client each time:
+        librdkafka's admin client keeps the coordinator it found, and after a failover its
+        describe_consumer_groups answers NOT_COORDINATOR again and again (measured)."""
+        from confluent_kafka.admin import AdminClient
+
+        deadline = time.monotonic() + timeout
+        while True:
+            admin = AdminClient({"bootstrap.servers": self.cluster.bootstrap})
+            try:
+                future = admin.describe_consumer_groups([self.group], request_timeout=10)
+                described = future[self.group].result(timeout=15)
+                return next(n for n in self.cluster.nodes if n.node_id == described.coordinator.id)
+            except Exception as exc:
+                if time.monotonic() > deadline:
+                    self.notes.append(f"coordinator not found: {exc}")
+                    return None
+            time.sleep(0.5)
 
     def in_sync(self, timeout: float = 90) -> bool:
         """Until every partition (offsets topic included) has all three replicas in sync:
@@ -403,16 +415,22 @@ class Coordinator:
         self.notes.append(f"replicas not back in sync within {timeout:.0f}s")
         return False
 
-    def fail_over(self, rng: random.Random) -> None:
+    def kill(self) -> KafkaNode | None:
+        """SIGKILL the broker hosting the group's coordinator now."""
         node = self.find()
-        if node is None:
-            return
-        node.kill()
-        self.failovers += 1
-        self.journal.write("FAILOVER", node.node_id)
-        time.sleep(rng.uniform(2.0, 5.0))
-        self.cluster.restart(node)
-        self.journal.write("RESTARTED", node.node_id)
+        if node is not None:
+            node.kill()
+            self.failovers += 1
+            self.journal.write("FAILOVER", node.node_id)
+        return node
+
+    def restart(self, node: KafkaNode | None, rng: random.Random) -> None:
+        """Restart it 2-5 s after the kill, then wait for every replica to be in sync."""
+        if node is not None:
+            time.sleep(rng.uniform(2.0, 5.0))
+            self.cluster.restart(node)
+            self.journal.write("RESTARTED", node.node_id)
+        self.in_sync()
 
 
 def run_one(
@@ -434,6 +452,7 @@ def run_one(
     journals: dict[int, str] = {}
     alive: dict[int, Any] = {}
     killed: dict[int, float] = {}
+    leaving: list[Any] = []
     changes = 0
 
     def join() -> None:
@@ -453,6 +472,13 @@ def run_one(
             if len(alive) > 1:
                 actions += ["leave"] + (["kill"] if kill else [])
             action = rng.choice(actions)
+            # failover: the coordinator dies 0-1.5 s before the change (the leaver's
+            # revocation commits against a failing coordinator) or 0-1.5 s after it (the
+            # rebalance itself fails over), then comes back
+            first = rng.choice(["kill", "change"]) if coordinator is not None else "change"
+            victim = coordinator.kill() if coordinator is not None and first == "kill" else None
+            if coordinator is not None:
+                time.sleep(rng.uniform(0.0, 1.5))
             changes += 1
             conductor.write("CHANGE", action)
             if action == "join":
@@ -465,11 +491,18 @@ def run_one(
                     killed[index] = time.time()
                 else:
                     process.send_signal(signal.SIGTERM)
-                process.wait(timeout=120)
-            if coordinator is not None:  # while the group rebalances for that change
-                time.sleep(rng.uniform(0.0, 1.5))
-                coordinator.fail_over(rng)
-                coordinator.in_sync()
+                if coordinator is None or first == "change":
+                    process.wait(timeout=120)
+                else:  # its close() runs while the coordinator fails over
+                    leaving.append(process)
+            if coordinator is not None:
+                if first == "change":
+                    time.sleep(rng.uniform(0.0, 1.5))
+                    victim = coordinator.kill()
+                coordinator.restart(victim, rng)
+                for process in leaving:
+                    process.wait(timeout=120)
+                leaving.clear()
         producer.halt.set()
         producer.join(timeout=180)
         delivered = producer.delivered
