@@ -24,16 +24,20 @@ callbacks, helpers and consumers are resolved across its modules.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from rebalance_lint.analysis.edits import MigrationPlan
-from rebalance_lint.api import FileReport, Finding, check_repository, check_source
+from rebalance_lint.api import Finding
+from rebalance_lint.cache import CACHE_ENV, Cache, default_directory
+from rebalance_lint.check_runner import check_directory as check_directory  # re-exported
+from rebalance_lint.check_runner import check_paths
 from rebalance_lint.kinds import KINDS, at_least, count_kinds, describe_counts, parse_kind
 from rebalance_lint.output_formats import RENDERERS, render_statistics
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
+from rebalance_lint.reading import Unreadable, iter_python_files
 from rebalance_lint.report import Kind
 
 #: Applies a file's fix plan (LibCST, in ``rebalance_codemods``) and writes the file
@@ -88,7 +92,32 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply the safe auto-fixes (KRB103, KRB104) first, then report what remains",
     )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes: each file or directory (repository) given is one task "
+        "(default: one per CPU)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache (.rebalance_guard_cache/ at the project root, "
+        f"or ${CACHE_ENV})",
+    )
     return parser
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes (1 or more): {value!r}")
+    return jobs
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -110,27 +139,6 @@ def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> boo
     chosen = max((len(p) for p in select if code.startswith(p)), default=-1)
     dropped = max((len(p) for p in ignore if code.startswith(p)), default=-1)
     return chosen > dropped
-
-
-def check_path(path: Path) -> FileReport | Unreadable:
-    """The report for one file, or why it could not be read."""
-    source = read_source(path)
-    return source if isinstance(source, Unreadable) else check_source(source, str(path))
-
-
-def check_directory(root: Path) -> list[tuple[Path, FileReport | Unreadable]]:
-    """Every ``*.py`` file under ``root``, checked together as one repository."""
-    named = repository_files(root)
-    sources: dict[str, bytes] = {}
-    out: dict[Path, FileReport | Unreadable] = {}
-    for name, path in named.items():
-        source = read_source(path)
-        if isinstance(source, Unreadable):
-            out[path] = source
-        else:
-            sources[name] = source
-    reports = check_repository(sources)
-    return [(path, out[path] if path in out else reports[name]) for name, path in named.items()]
 
 
 def fix_paths(
@@ -192,6 +200,9 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
     results: list[dict[str, object]] = []
     checked = skipped = findings = problems = failing = 0
     reported: list[Finding] = []
+    existing = [Path(g) for g in args.paths if Path(g).exists() or Path(g).is_symlink()]
+    cache = None if args.no_cache else Cache(default_directory())
+    checked_paths = iter(check_paths(existing, args.jobs, cache))
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():
@@ -205,12 +216,7 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
             )
             problems += 1
             continue
-        checked_here = (
-            check_directory(root)
-            if root.is_dir()
-            else [(path, check_path(path)) for path in iter_python_files(root)]
-        )
-        for path, report in checked_here:
+        for path, report in next(checked_paths):
             checked += 1
             if isinstance(report, Unreadable):
                 results.append(
