@@ -1,17 +1,18 @@
 """The results cache of ``rebalance-guard check`` (ruff and mypy style).
 
 An entry is keyed by everything that decides its findings: the content digest of each file
-it covers, a digest of this package's own code (the rule table included: the version stays
-0.1.0 while the code changes, and ``ast`` differs between Python versions, so that is in it
-too) and the options that change findings. Nothing else is read: a file moved, touched or
-checked from another directory with the same bytes is a hit, a file edited and edited back
-is a hit again.
+it covers, a digest of the tool's own code (every module of this package, the rule table
+included, since the version stays 0.1.0 while the code changes, and of ``rebalance_guard``,
+whose client facts the rules read), the Python version (``ast`` differs between them) and
+the options that change findings. Nothing else is read (no modification times): a file
+touched is a hit, a file edited and edited back is a hit again.
 
-A single file is one entry. A repository (a directory, :func:`rebalance_lint.check_repository`)
-is one entry keyed by every file of it, name and content: a module's findings there depend
-on the modules it imports, on those that register its listeners and on every file that
-names a legacy listener class, so when any module changes, everything that may depend on it
-is checked again (the whole repository, a superset of what depends on it).
+A single file is one entry, keyed by its name as given too (the parser is given it). A
+repository (a directory, :func:`rebalance_lint.check_repository`) is one entry keyed by
+every file of it, name and content: a module's findings there depend on the modules it
+imports (Kafka or not), on those that register its listeners and on every file that names
+a legacy listener class, so when any module changes, everything that may depend on it is
+checked again (the whole repository: a superset of what depends on it).
 
 The directory is ``.rebalance_guard_cache/`` at the project root (the nearest directory
 above the working directory holding ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or
@@ -35,6 +36,8 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
+
+import rebalance_guard
 
 from rebalance_lint.report import FileReport, Finding
 
@@ -61,13 +64,14 @@ def default_directory(cwd: Path | None = None) -> Path:
 
 @lru_cache(maxsize=1)
 def tool_digest() -> str:
-    """A digest of this package's code (every module, the rule table included) and of the
+    """A digest of the code that decides findings (every module of this package, the rule
+    table included, and of ``rebalance_guard``, whose client facts the rules read) and of the
     Python that parses with it."""
-    package = Path(__file__).resolve().parent
     digest = hashlib.sha256(f"{_FORMAT}\0{sys.version}\0".encode())
-    for module in sorted(package.rglob("*.py")):
-        digest.update(module.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(module.read_bytes()).digest())
+    for package in (Path(__file__).resolve().parent, Path(rebalance_guard.__file__).parent):
+        for module in sorted(package.rglob("*.py")):
+            digest.update(f"{package.name}/{module.relative_to(package).as_posix()}\0".encode())
+            digest.update(hashlib.sha256(module.read_bytes()).digest())
     return digest.hexdigest()
 
 
@@ -83,8 +87,8 @@ class Cache:
         self._salt = "\0".join((tool_digest(), *options))
         self._ready = False
 
-    def file_key(self, source: bytes) -> str:
-        return self._key("file", content_digest(source))
+    def file_key(self, name: str, source: bytes) -> str:
+        return self._key("file", name, content_digest(source))
 
     def repository_key(self, sources: Mapping[str, bytes]) -> str:
         return self._key(

@@ -38,7 +38,7 @@ def check_path(path: Path, cache: Cache | None = None) -> FileReport | Unreadabl
         return source
     if cache is None or len(source) > MAX_SOURCE_BYTES or not mentions_kafka(source):
         return check_source(source, str(path))
-    key = cache.file_key(source)
+    key = cache.file_key(str(path), source)
     stored = cache.get(key)
     if stored is not None and "" in stored:
         return stored[""]

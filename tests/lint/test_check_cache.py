@@ -1,0 +1,207 @@
+"""The cache of ``rebalance-guard check`` (issue 26 item 2, :mod:`rebalance_lint.cache`)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rebalance_lint import cache as cache_module
+from rebalance_lint import check_runner
+from rebalance_lint.cache import CACHE_DIR_NAME, CACHE_ENV, Cache, default_directory
+from rebalance_lint.check_command import run
+from rebalance_lint.check_runner import check_directory, check_path
+from rebalance_lint.report import FileReport
+
+from tests.lint.expectations import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+LISTENERS = "app/listeners.py"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project (``pyproject.toml``) holding a copy of a two-module repository fixture, the
+    working directory, with no cache directory set in the environment."""
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "repo_listener_elsewhere", root / "repo")
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "repo" / "sub").mkdir()
+    monkeypatch.chdir(root / "repo" / "sub")
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    return root
+
+
+def _no_checking(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object) -> dict[str, FileReport]:
+        raise AssertionError("checked again although the cache holds the answer")
+
+    monkeypatch.setattr(check_runner, "check_repository", refuse)
+    monkeypatch.setattr(check_runner, "check_source", refuse)
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    run(["--output-format", "json", "-j", "1", *args])
+    return capsys.readouterr().out
+
+
+def test_default_directory_is_the_project_root_with_its_gitignore(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cold = _json(capsys, str(project / "repo"))
+    directory = project / CACHE_DIR_NAME
+    assert default_directory() == directory
+    assert (directory / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (directory / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d")
+    assert len(list((directory / "entries").rglob("*"))) == 2  # one repository: one entry
+    _no_checking(monkeypatch)
+    assert _json(capsys, str(project / "repo")) == cold
+
+
+def test_environment_variable_moves_it_and_no_cache_skips_it(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.environ[CACHE_ENV] = str(tmp_path / "elsewhere")
+    try:
+        cold = _json(capsys, "--no-cache", str(project / "repo"))
+        assert not (tmp_path / "elsewhere").exists()
+        assert _json(capsys, str(project / "repo")) == cold
+        assert (tmp_path / "elsewhere" / ".gitignore").is_file()
+    finally:
+        del os.environ[CACHE_ENV]
+    assert not (project / CACHE_DIR_NAME).exists()
+
+
+def test_a_file_is_a_hit_by_content_and_a_miss_when_it_changes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = Cache(project / "c")
+    path = project / "repo" / LISTENERS
+    first = check_path(path, cache)
+    assert isinstance(first, FileReport) and first.findings
+    path.touch()  # a new modification time changes nothing
+    with monkeypatch.context() as patched:
+        _no_checking(patched)
+        assert check_path(path, cache) == first
+    listener_base = b"CommitOnRevoke(ConsumerRebalanceListener)"
+    path.write_bytes(path.read_bytes().replace(listener_base, b"CommitOnRevoke"))
+    changed = check_path(path, Cache(project / "c"))
+    assert isinstance(changed, FileReport) and changed.findings != first.findings
+    assert changed == check_path(path)  # what an uncached check says
+
+
+def test_a_repository_is_checked_again_when_another_module_changes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """listeners.py's findings depend on main.py, which registers its classes."""
+    cache = Cache(project / "c")
+    root = project / "repo"
+    before = dict(check_directory(root, cache))
+    printer = before[root / LISTENERS]
+    assert isinstance(printer, FileReport)
+    assert "KRB109" in {f.code for f in printer.findings}
+    main = root / "app" / "main.py"
+    main.write_bytes(main.read_bytes().replace(b"listener=Printer()", b"listener=None"))
+    after = dict(check_directory(root, cache))
+    assert after == dict(check_directory(root))  # the same as without the cache
+    unregistered = after[root / LISTENERS]
+    assert isinstance(unregistered, FileReport)
+    assert "KRB109" not in {f.code for f in unregistered.findings}
+    main.write_bytes(main.read_bytes().replace(b"listener=None", b"listener=Printer()"))
+    _no_checking(monkeypatch)
+    assert dict(check_directory(root, cache)) == before  # edited back: a hit again
+
+
+def test_the_tool_and_the_options_are_in_the_key(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = project / "repo" / LISTENERS
+    check_path(path, Cache(project / "c"))
+    calls: list[str] = []
+    original = check_runner.check_source
+
+    def counting(source: bytes, name: str) -> FileReport:
+        calls.append(name)
+        return original(source, name)
+
+    monkeypatch.setattr(check_runner, "check_source", counting)
+    check_path(path, Cache(project / "c", options=("--some-option",)))
+    assert len(calls) == 1
+    cache_module.tool_digest.cache_clear()
+    try:
+        monkeypatch.setattr(cache_module.sys, "version", "3.99.0 (a different Python)")
+        check_path(path, Cache(project / "c"))
+        assert len(calls) == 2
+    finally:
+        cache_module.tool_digest.cache_clear()
+    check_path(path, Cache(project / "c"))
+    assert len(calls) == 2
+
+
+def test_damaged_entries_leftovers_and_an_unwritable_cache_cost_only_speed(
+    project: Path,
+) -> None:
+    path = project / "repo" / LISTENERS
+    expected = check_path(path)
+    cache = Cache(project / "c")
+    check_path(path, cache)
+    [entry] = [p for p in (project / "c" / "entries").rglob("*") if p.is_file()]
+    entry.write_bytes(entry.read_bytes()[:20])  # what a disk-full or damaged copy leaves
+    (entry.parent / ".tmp-killed").write_bytes(b"{")  # what a killed run leaves
+    assert check_path(path, cache) == expected
+    assert json.loads(entry.read_bytes())  # rewritten whole
+    blocked = project / "blocked"
+    blocked.write_text("a file where the cache directory should be")
+    assert check_path(path, Cache(blocked)) == expected
+    assert check_directory(project / "repo", Cache(blocked)) == check_directory(project / "repo")
+
+
+def test_concurrent_runs_share_a_cache(project: Path, tmp_path: Path) -> None:
+    env = {**os.environ, CACHE_ENV: str(tmp_path / "shared")}
+    given = [str(project / "repo"), *map(str, sorted(FIXTURES.glob("*.py")))]
+    command = [sys.executable, "-m", "rebalance_cli", "check", "-j", "2", *given]
+    alone = subprocess.run([*command, "--no-cache"], capture_output=True, check=False)
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, env=env) for _ in range(3)]
+    outputs = [process.communicate()[0] for process in runs]
+    assert outputs == [alone.stdout] * 3
+    assert not list((tmp_path / "shared").rglob(".tmp-*"))
+    again = subprocess.run(command, capture_output=True, env=env, check=False)
+    assert again.stdout == alone.stdout
+
+
+def _imports(package: Path) -> set[str]:
+    names: set[str] = set()
+    for module in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_bytes())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_the_flake8_plugin_and_the_fleet_scan_never_write_it(project: Path) -> None:
+    writers = {
+        "rebalance_lint.cache",
+        "rebalance_lint.check_runner",
+        "rebalance_lint.check_command",
+    }
+    assert not writers & _imports(ROOT / "pipeline" / "rebalance_scan")
+    plugin = ast.parse((ROOT / "lint_rules" / "rebalance_lint" / "flake8_plugin.py").read_bytes())
+    assert not {n.module for n in ast.walk(plugin) if isinstance(n, ast.ImportFrom)} & writers
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "KRB", str(project / "repo")],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={k: v for k, v in os.environ.items() if k != CACHE_ENV},
+        check=False,
+    )
+    assert "KRB203" in done.stdout, done.stderr
+    assert not (project / CACHE_DIR_NAME).exists()
