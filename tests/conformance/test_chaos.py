@@ -25,6 +25,10 @@ from tests.conformance.conftest import TARGETS
 from tests.integration.broker import Broker
 
 CHAOS = Path(__file__).resolve().parents[2] / "benchmarks" / "rebalance_chaos.py"
+#: The schedule's seed: with it every cell makes 2-3 membership changes in 14 s and every
+#: sigkill cell SIGKILLs at least one member (seed 7, before, killed none in kafka-python
+#: eager). The schedule depends only on the seed, client and protocol.
+SEED = 42
 
 
 def _chaos() -> Any:
@@ -46,10 +50,11 @@ def test_short_chaos_run(broker: Broker, target: tuple[str, str], mode: str) -> 
     reason = chaos.skip_reason(client, protocol, broker)
     if reason:
         pytest.skip(reason)
-    result = chaos.run_one(broker, client, protocol, seconds=14, seed=7, mode=mode)
+    result = chaos.run_one(broker, client, protocol, seconds=14, seed=SEED, mode=mode)
     assert result.messages > 500, result
     assert result.changes >= 2, result
     if mode == "sigkill":
+        assert result.kills >= 1, result
         assert result.unexcused == 0, result
     else:
         assert result.duplicated == 0, result
