@@ -2,10 +2,11 @@
 
 An entry is keyed by everything that decides its findings: the content digest of each file
 it covers, a digest of the tool's own code (every module of this package, the rule table
-included, since the version stays 0.1.0 while the code changes, and of ``rebalance_guard``,
-whose client facts the rules read), the Python version (``ast`` differs between them) and
-the options that change findings. Nothing else is read (no modification times): a file
-touched is a hit, a file edited and edited back is a hit again.
+included, since the version stays 0.1.0 while the code changes, and the ``rebalance_guard``
+modules the rules load, its client facts; editing its views changes no finding), the Python
+version (``ast`` differs between them) and the options that change findings. Nothing else
+is read (no modification times): a file touched is a hit, a file edited and edited back is a
+hit again.
 
 A single file is one entry, keyed by its name as given too (the parser is given it). A
 repository (a directory, :func:`rebalance_lint.check_repository`) is one entry keyed by
@@ -37,8 +38,6 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-import rebalance_guard
-
 from rebalance_lint.report import FileReport, Finding
 
 #: The environment variable that moves the cache directory.
@@ -64,15 +63,29 @@ def default_directory(cwd: Path | None = None) -> Path:
 
 @lru_cache(maxsize=1)
 def tool_digest() -> str:
-    """A digest of the code that decides findings (every module of this package, the rule
-    table included, and of ``rebalance_guard``, whose client facts the rules read) and of the
-    Python that parses with it."""
+    """A digest of :func:`tool_modules` and of the Python that parses with them."""
     digest = hashlib.sha256(f"{_FORMAT}\0{sys.version}\0".encode())
-    for package in (Path(__file__).resolve().parent, Path(rebalance_guard.__file__).parent):
-        for module in sorted(package.rglob("*.py")):
-            digest.update(f"{package.name}/{module.relative_to(package).as_posix()}\0".encode())
-            digest.update(hashlib.sha256(module.read_bytes()).digest())
+    for name, path in sorted(tool_modules().items()):
+        digest.update(f"{name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def tool_modules() -> dict[str, Path]:
+    """The code that decides findings: every module of this package (the rule table
+    included) and the ``rebalance_guard`` modules the rules load (its client facts): every
+    one this process has loaded once the rules are, so never fewer than they read."""
+    # Loaded for what they import: the rules, the analysis and the planners.
+    import rebalance_lint.engine
+    import rebalance_lint.repository  # noqa: F401
+
+    package = Path(__file__).resolve().parent
+    modules = {f"rebalance_lint/{p.relative_to(package).as_posix()}": p
+               for p in package.rglob("*.py")}  # fmt: skip
+    for name, module in list(sys.modules.items()):
+        location = getattr(module, "__file__", None)
+        if name.split(".")[0] == "rebalance_guard" and location:
+            modules[name] = Path(location)
+    return modules
 
 
 def content_digest(source: bytes) -> str:

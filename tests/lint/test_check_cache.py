@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 from rebalance_lint import cache as cache_module
 from rebalance_lint import check_runner
-from rebalance_lint.cache import CACHE_DIR_NAME, CACHE_ENV, Cache, default_directory
+from rebalance_lint.cache import (
+    CACHE_DIR_NAME,
+    CACHE_ENV,
+    Cache,
+    default_directory,
+)
 from rebalance_lint.check_command import run
 from rebalance_lint.check_runner import check_directory, check_path
 from rebalance_lint.report import FileReport
@@ -141,6 +146,13 @@ def test_the_tool_and_the_options_are_in_the_key(
         cache_module.tool_digest.cache_clear()
     check_path(path, Cache(project / "c"))
     assert len(calls) == 2
+    # what the check command loads (a test session may have imported more of the package)
+    listed = "from rebalance_lint.cache import tool_modules; print(*tool_modules())"
+    modules = subprocess.run(
+        [sys.executable, "-c", listed], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert {"rebalance_lint/rule_table.py", "rebalance_guard._client_facts"} <= set(modules)
+    assert "rebalance_guard.confluent_kafka" not in modules  # the views decide no finding
 
 
 def test_damaged_entries_leftovers_and_an_unwritable_cache_cost_only_speed(
