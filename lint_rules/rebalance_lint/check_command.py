@@ -19,6 +19,12 @@ Directories are searched for ``*.py`` without following symlinks out of them; a 
 cannot be read is reported on its own line and the rest are still checked. Each directory
 is checked as one repository (:func:`rebalance_lint.check_repository`): listener classes,
 callbacks, helpers and consumers are resolved across its modules.
+
+``-j N`` (default: one per CPU) checks the paths given in up to N worker processes, each file
+or directory one task; the output is the same as with ``-j 1``
+(:mod:`rebalance_lint.check_runner`). Results are cached by content in
+``.rebalance_guard_cache/`` at the project root, or ``$REBALANCE_GUARD_CACHE_DIR``
+(:mod:`rebalance_lint.cache`); ``--no-cache`` neither reads nor writes it.
 """
 
 from __future__ import annotations
