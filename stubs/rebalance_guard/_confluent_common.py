@@ -8,8 +8,9 @@ same logic and live here. Importing this module imports confluent_kafka (their c
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, Literal
 
@@ -27,6 +28,11 @@ def key(partition: TopicPartition) -> Key:
     return (partition.topic, partition.partition)
 
 
+def copies(partitions: list[TopicPartition]) -> list[TopicPartition]:
+    """The partitions without offsets, for librdkafka calls that fill them in."""
+    return [TopicPartition(p.topic, p.partition) for p in partitions]
+
+
 class StagingView(ExpiringView):
     """A view that stages seeks and (un)pauses of the incoming partitions of an assignment.
 
@@ -35,15 +41,20 @@ class StagingView(ExpiringView):
     :meth:`_staged_pauses`); meanwhile ``assignment()`` and ``position()`` show them.
     """
 
-    __slots__ = ("_incoming", "_paused", "_seeks")
+    __slots__ = ("_incoming", "_paused", "_reset", "_seeks")
 
     def __init__(
-        self, target: Any, callback: str, incoming: list[TopicPartition] | None = None
+        self,
+        target: Any,
+        callback: str,
+        incoming: list[TopicPartition] | None = None,
+        reset: str | None = None,
     ) -> None:
         super().__init__(target, callback)
         self._incoming = {key(p) for p in incoming or ()}
         self._seeks: dict[Key, TopicPartition] = {}
         self._paused: dict[Key, None] = {}  # ordered set
+        self._reset = reset  # where a partition without a committed offset starts (reset_of)
 
     def _stage_seek(self, partition: TopicPartition) -> bool:
         """Record a seek on an incoming partition (True), or leave it to the consumer."""
@@ -53,15 +64,61 @@ class StagingView(ExpiringView):
         return True
 
     def _staged_positions(self, positions: list[TopicPartition]) -> list[TopicPartition]:
-        """Positions as the callback sees them: staged seeks applied, lost ones invalid
-        (``OFFSET_INVALID``, what librdkafka answers for a partition it does not own)."""
+        """Positions as the callback sees them: staged seeks applied; a lost partition has
+        none (``_STATE``, as kafka-python's ``IllegalStateError`` and Java's
+        ``IllegalStateException`` for a partition not assigned)."""
         for partition in positions:
             sought = self._seeks.get(key(partition))
             if sought is not None:
                 partition.offset = sought.offset
             elif self._is_gone(partition):
-                partition.offset = OFFSET_INVALID
+                raise KafkaException(KafkaError(KafkaError._STATE, self._gone_message(partition)))
         return positions
+
+    def _unknown(self, positions: list[TopicPartition]) -> list[TopicPartition]:
+        """Partitions librdkafka knows no position of (``OFFSET_INVALID``: nothing fetched
+        since they were assigned), which Java answers: see :meth:`_fill`."""
+        return [p for p in positions if p.offset == OFFSET_INVALID and key(p) not in self._seeks]
+
+    def _to_reset(
+        self, unknown: list[TopicPartition], committed: list[TopicPartition]
+    ) -> list[TopicPartition]:
+        """The unknown partitions without a committed offset whose reset offset is wanted
+        (none when the reset policy is not known)."""
+        if self._reset not in ("earliest", "latest"):
+            return []
+        known = {key(p) for p in committed if p.error is None and p.offset >= 0}
+        return [TopicPartition(p.topic, p.partition) for p in unknown if key(p) not in known]
+
+    @staticmethod
+    def _starts(
+        unknown: list[TopicPartition], watermarks: Mapping[Key, tuple[int, int]]
+    ) -> list[TopicPartition]:
+        """After :meth:`_fill`: the partitions answered by their reset start (no committed
+        offset), as offsets to commit."""
+        return [
+            TopicPartition(p.topic, p.partition, p.offset)
+            for p in unknown
+            if key(p) in watermarks and p.offset >= 0
+        ]
+
+    def _fill(
+        self,
+        unknown: list[TopicPartition],
+        committed: list[TopicPartition],
+        watermarks: Mapping[Key, tuple[int, int]],
+    ) -> None:
+        """Answer as Java's ``position()`` does: the committed offset, else where
+        ``auto.offset.reset`` starts (the low or the high watermark). What cannot be known
+        stays ``OFFSET_INVALID``."""
+        known = {key(p): p.offset for p in committed if p.error is None and p.offset >= 0}
+        for partition in unknown:
+            offset = known.get(key(partition))
+            marks = watermarks.get(key(partition))
+            if offset is None and marks is not None:
+                offset = marks[0] if self._reset == "earliest" else marks[1]
+            if offset is not None and offset >= 0:
+                partition.offset = offset
 
     def _nothing_left(self, message: Any, offsets: Any, assigned: list[TopicPartition]) -> bool:
         """A bare commit in a loss of everything (:meth:`_lost_everything`): nothing to
@@ -132,12 +189,19 @@ class ClosingRevocation:
         return partitions if told is None else [p for p in partitions if key(p) not in told]
 
     @staticmethod
-    def still_assigned(
-        current: list[TopicPartition], partitions: list[TopicPartition]
-    ) -> list[TopicPartition]:
-        """What to unassign while closing: librdkafka may have unassigned some already."""
-        owned = {key(p) for p in current}
-        return [p for p in partitions if key(p) in owned]
+    def unassign(call: Callable[[], Any]) -> None:
+        """The unassignment librdkafka's revocation during close asks for. No other call is
+        made then: ``assignment()`` from a rebalance callback inside ``close()`` can wait
+        forever for librdkafka's answer (seen with confluent-kafka 2.16). librdkafka may have
+        unassigned the partitions already; its refusal then changes nothing."""
+        with contextlib.suppress(KafkaException):
+            call()
+
+    @staticmethod
+    async def unassign_async(call: Awaitable[Any]) -> None:
+        """:meth:`unassign` on an AIOConsumer."""
+        with contextlib.suppress(KafkaException):
+            await call
 
 
 def nothing_to_commit(exc: KafkaException, bare: bool) -> bool:
@@ -197,6 +261,15 @@ def _without_view(method: Callable[[list[TopicPartition]], object]) -> Handler:
 #: ``consumer`` (KIP-848, ``group.protocol=consumer``; GA in confluent-kafka 2.12).
 PROTOCOLS = ("eager", "cooperative", "consumer")
 RebalanceProtocol = Literal["eager", "cooperative", "consumer"]
+
+
+def reset_of(config: Mapping[str, Any]) -> str | None:
+    """Where a partition without a committed offset starts: "earliest", "latest" (librdkafka's
+    default) or None (``error``: no position to answer)."""
+    value = str(config.get("auto.offset.reset", "latest")).strip().lower()
+    if value in ("smallest", "earliest", "beginning"):
+        return "earliest"
+    return "latest" if value in ("largest", "latest", "end") else None
 
 
 def protocol_of(config: Mapping[str, Any]) -> RebalanceProtocol:

@@ -72,8 +72,12 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   ``position()`` works and a bare ``commit()`` commits their consumed (stored) offsets; the
   adapter unassigns them after the callback. The conformance suite checks both protocols.
   librdkafka knows no position for a partition nothing was consumed from since it was
-  assigned (``OFFSET_INVALID``); the view keeps that answer rather than block on the broker
-  for the committed offset, and a bare ``commit()`` then has nothing to commit for it.
+  assigned (``OFFSET_INVALID``), in ``on_partitions_assigned`` too; Java's ``position()``
+  answers where consumption starts, and so does the view: the committed offset, else the
+  low or high watermark by ``auto.offset.reset`` (one broker round trip, only for such
+  partitions; a consumer subscribed with :func:`subscribe` does not show its reset policy,
+  so there only the committed offset is added). A bare ``commit()`` has nothing to commit
+  for such a partition (found by the Java oracle, docs/oracle-deviations.md).
 
 * Exceptions from a callback propagate out of confluent's callback, so ``poll()`` (or
   ``consume()``, ``close()``) raises them, as confluent does; the adapter has assigned or
@@ -83,7 +87,8 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
   expired) defaults to ``on_partitions_revoked``.
   librdkafka still lists the lost partitions during the callback; the view does not
   (KIP-1306: they are already gone): ``assignment()`` leaves them out, ``position()``
-  answers ``OFFSET_INVALID`` for them and a bare ``commit()`` returns ``[]``, committing
+  raises ``KafkaException`` (``_STATE``: not assigned, as kafka-python's view and Java's
+  ``IllegalStateException``) and a bare ``commit()`` returns ``[]``, committing
   nothing (librdkafka loses the whole assignment at once and would try the lost
   partitions' stored offsets, and fail).
 
@@ -116,7 +121,8 @@ keep working unchanged, also through :class:`Consumer`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 import confluent_kafka
 from confluent_kafka import KafkaException, TopicPartition
@@ -124,14 +130,18 @@ from confluent_kafka import KafkaException, TopicPartition
 from rebalance_guard._confluent_common import (
     ClosingRevocation,
     Handler,
+    Key,
     ProtocolGuess,
     RebalanceProtocol,
     StagingView,
     bind,
     checked_protocol,
+    copies,
     is_state_error,
+    key,
     nothing_to_commit,
     protocol_of,
+    reset_of,
 )
 from rebalance_guard._observe import CallbackLogging
 from rebalance_guard._view import forward, live
@@ -148,6 +158,8 @@ __all__ = [
     "set_rebalance_listener",
     "subscribe",
 ]
+
+T = TypeVar("T")
 
 #: confluent's rebalance callback signature: ``on_assign(consumer, partitions)``.
 ConfluentCallback = Callable[[confluent_kafka.Consumer, list[TopicPartition]], None]
@@ -251,20 +263,48 @@ class ConfluentRebalanceView(StagingView):
 
         A bare synchronous ``commit()`` with nothing consumed since the last commit returns
         ``[]`` (Java's ``commitSync()`` is a no-op then) where librdkafka raises
-        ``_NO_OFFSET``: a revocation often has nothing new to commit.
+        ``_NO_OFFSET``: a revocation often has nothing new to commit. It also commits, as
+        Java's does, where consumption of a partition nothing was consumed from would start
+        (:meth:`position`), when that is known and nothing is committed for it yet.
         """
         self._check("commit")
         if self._gone and self._nothing_left(message, offsets, self._target.assignment()):
             return None if asynchronous else []
+        bare = message is None and offsets is None and not asynchronous
         try:
             result: list[TopicPartition] | None = self._target.commit(
                 message=message, offsets=offsets, asynchronous=asynchronous
             )
         except KafkaException as exc:
-            if nothing_to_commit(exc, message is None and offsets is None and not asynchronous):
-                return []
-            raise
+            if not nothing_to_commit(exc, bare):
+                raise
+            result = []
+        if bare and result is not None:
+            result += self._commit_starts()
         return result
+
+    def _commit_starts(self) -> list[TopicPartition]:
+        """Commit the start offset of each owned partition nothing was consumed from and
+        nothing is committed for (Java's ``commitSync()`` commits every position)."""
+        owned = self._not_gone(self._target.assignment())
+        unknown = self._unknown(self._target.position(copies(owned))) if owned else []
+        starts = self._starts(unknown, self._resolve(unknown)) if unknown else []
+        return list(self._target.commit(offsets=starts, asynchronous=False)) if starts else []
+
+    def _resolve(self, unknown: list[TopicPartition]) -> dict[Key, tuple[int, int]]:
+        """Fill in what librdkafka has no position for (:meth:`StagingView._fill`); the
+        watermarks read for the partitions with no committed offset."""
+        target = self._target
+        committed: list[TopicPartition] = _answer_or(
+            lambda: target.committed(copies(unknown), 10), []
+        )
+        marks: dict[Key, tuple[int, int]] = {}
+        for partition in self._to_reset(unknown, committed):
+            found = _answer_or(partial(target.get_watermark_offsets, partition, 10), None)
+            if found is not None:
+                marks[key(partition)] = found
+        self._fill(unknown, committed, marks)
+        return marks
 
     def seek(self, partition: TopicPartition) -> None:
         self._check("seek")
@@ -272,8 +312,16 @@ class ConfluentRebalanceView(StagingView):
             self._target.seek(partition)
 
     def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        """librdkafka's positions, staged seeks applied; where librdkafka has none yet (nothing
+        fetched since the assignment) the committed offset, else the ``auto.offset.reset``
+        start, as Java answers (one broker round trip, only then). A lost partition raises
+        ``KafkaException`` with ``_STATE``."""
         self._check("position")
-        return self._staged_positions(self._target.position(partitions))
+        positions = self._staged_positions(self._target.position(partitions))
+        unknown = self._unknown(positions)
+        if unknown:
+            self._resolve(unknown)
+        return positions
 
     def assignment(self) -> list[TopicPartition]:
         self._check("assignment")
@@ -288,6 +336,14 @@ class ConfluentRebalanceView(StagingView):
         self._target.resume(self._hold(partitions, pause=False))
 
 
+def _answer_or(call: Callable[[], T], default: T) -> T:
+    """``call()``, or ``default`` when librdkafka cannot answer (a timeout, a closing consumer)."""
+    try:
+        return call()
+    except KafkaException:
+        return default
+
+
 def _bind(listener: RebalanceListener) -> dict[str, tuple[Handler, str]]:
     return bind(listener, RebalanceListener, __name__, awaitable=False)
 
@@ -299,10 +355,11 @@ class _Adapter:
     own default assignment happens), plus what it learned about the rebalance protocol.
     """
 
-    __slots__ = ("_closing", "_handlers", "_legacy", "_protocol")
+    __slots__ = ("_closing", "_handlers", "_legacy", "_protocol", "_reset")
 
-    def __init__(self, protocol: str | None = None) -> None:
+    def __init__(self, protocol: str | None = None, reset: str | None = None) -> None:
         self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
+        self._reset = reset  # auto.offset.reset (reset_of), None: not known
         self._handlers: dict[str, tuple[Handler, str]] | None = None
         self._legacy: tuple[ConfluentCallback | None, ...] = (None, None, None)
         self._closing = ClosingRevocation()
@@ -328,7 +385,7 @@ class _Adapter:
             self._change(consumer, partitions, add=True)
             return
         handler, label = self._handlers["on_partitions_assigned"]
-        view = ConfluentRebalanceView(consumer, label, incoming=partitions)
+        view = ConfluentRebalanceView(consumer, label, incoming=partitions, reset=self._reset)
         try:
             with live(view, partitions, listener=handler, protocol=self._protocol.name):
                 handler(partitions, view)
@@ -358,9 +415,10 @@ class _Adapter:
                 self._tell_revoked(consumer, untold, lost)
         finally:
             if self._closing.started:
-                partitions = self._closing.still_assigned(consumer.assignment(), partitions)
-            self._change(consumer, partitions, add=False)
-            consumer.resume(partitions)  # librdkafka would keep them paused for next time
+                self._closing.unassign(partial(self._change, consumer, partitions, add=False))
+            else:
+                self._change(consumer, partitions, add=False)
+                consumer.resume(partitions)  # librdkafka would keep them paused for next time
 
     def _tell_revoked(
         self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], lost: bool
@@ -368,7 +426,7 @@ class _Adapter:
         """Run the listener's revoked (or lost) callback on ``partitions`` with a view."""
         assert self._handlers is not None
         handler, label = self._handlers["on_partitions_lost" if lost else "on_partitions_revoked"]
-        view = ConfluentRebalanceView(consumer, label)
+        view = ConfluentRebalanceView(consumer, label, reset=self._reset)
         with live(
             view._lose(partitions) if lost else view,
             partitions,
@@ -422,7 +480,8 @@ class Consumer(confluent_kafka.Consumer):
             super().__init__(**kwargs)
         else:
             super().__init__(dict(config), **kwargs)
-        self._rebalance = _Adapter(protocol_of({**(config or {}), **kwargs}))
+        configured = {**(config or {}), **kwargs}
+        self._rebalance = _Adapter(protocol_of(configured), reset_of(configured))
 
     def subscribe(
         self,

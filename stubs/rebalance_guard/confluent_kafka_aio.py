@@ -79,7 +79,8 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
 * ``on_partitions_lost`` (confluent's ``on_lost``) defaults to ``on_partitions_revoked``.
   As with the sync consumer, librdkafka still lists the lost partitions during the
   callback; the view does not (KIP-1306: they are already gone): ``assignment()`` leaves
-  them out, ``position()`` answers ``OFFSET_INVALID`` for them and a bare ``commit()``
+  them out, ``position()`` raises ``KafkaException`` (``_STATE``) for them (a position
+  librdkafka does not know yet is answered as in the sync view) and a bare ``commit()``
   returns ``[]``, committing nothing (librdkafka would try the lost partitions' stored
   offsets, and fail).
 
@@ -106,21 +107,25 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 from confluent_kafka import KafkaException, TopicPartition
 
 from rebalance_guard._confluent_common import (
     ClosingRevocation,
     Handler,
+    Key,
     ProtocolGuess,
     RebalanceProtocol,
     StagingView,
     bind,
     checked_protocol,
+    copies,
     is_state_error,
+    key,
     nothing_to_commit,
     protocol_of,
+    reset_of,
 )
 from rebalance_guard._errors import NotAwaitedError
 from rebalance_guard._observe import CallbackLogging
@@ -137,6 +142,8 @@ except ImportError as exc:  # pragma: no cover - confluent-kafka < 2.12 has no a
 if TYPE_CHECKING:
     from confluent_kafka import Message
     from confluent_kafka.admin._metadata import ClusterMetadata
+
+T = TypeVar("T")
 
 __all__ = [
     "AIOConfluentRebalanceView",
@@ -265,15 +272,40 @@ class AIOConfluentRebalanceView(StagingView, AsyncView):
     ) -> list[TopicPartition] | None:
         if self._gone and self._nothing_left(message, offsets, await self._target.assignment()):
             return None if asynchronous else []
+        bare = message is None and offsets is None and not asynchronous
         try:
             result: list[TopicPartition] | None = await self._target.commit(
                 message=message, offsets=offsets, asynchronous=asynchronous
             )
         except KafkaException as exc:
-            if nothing_to_commit(exc, message is None and offsets is None and not asynchronous):
-                return []
-            raise
+            if not nothing_to_commit(exc, bare):
+                raise
+            result = []
+        if bare and result is not None:
+            result += await self._commit_starts()
         return result
+
+    async def _commit_starts(self) -> list[TopicPartition]:
+        """As the sync view's: the start offsets of untouched, uncommitted partitions."""
+        owned = self._not_gone(await self._target.assignment())
+        unknown = self._unknown(await self._target.position(copies(owned))) if owned else []
+        starts = self._starts(unknown, await self._resolve(unknown)) if unknown else []
+        if not starts:
+            return []
+        return list(await self._target.commit(offsets=starts, asynchronous=False))
+
+    async def _resolve(self, unknown: list[TopicPartition]) -> dict[Key, tuple[int, int]]:
+        """As the sync view's: fill in unknown positions, return the watermarks read."""
+        committed: list[TopicPartition] = await _answer_or(
+            self._target.committed(copies(unknown), 10), []
+        )
+        marks: dict[Key, tuple[int, int]] = {}
+        for partition in self._to_reset(unknown, committed):
+            found = await _answer_or(self._target.get_watermark_offsets(partition, 10), None)
+            if found is not None:
+                marks[key(partition)] = found
+        self._fill(unknown, committed, marks)
+        return marks
 
     def seek(self, partition: TopicPartition) -> Any:
         self._check("seek")
@@ -288,7 +320,13 @@ class AIOConfluentRebalanceView(StagingView, AsyncView):
         return self._track("position", self._position(partitions))
 
     async def _position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
-        return self._staged_positions(await self._target.position(partitions))
+        """As the sync view's ``position()``: librdkafka's, else the committed offset, else the
+        ``auto.offset.reset`` start; a lost partition raises ``_STATE``."""
+        positions = self._staged_positions(await self._target.position(partitions))
+        unknown = self._unknown(positions)
+        if unknown:
+            await self._resolve(unknown)
+        return positions
 
     def assignment(self) -> Any:
         self._check("assignment")
@@ -311,6 +349,14 @@ class AIOConfluentRebalanceView(StagingView, AsyncView):
             await getattr(self._target, name)(others)
 
 
+async def _answer_or(call: Awaitable[T], default: T) -> T:
+    """What ``call`` answers, or ``default`` when librdkafka cannot (a timeout, closing)."""
+    try:
+        return await call
+    except KafkaException:
+        return default
+
+
 async def _settle(result: object) -> None:
     """Await what a listener method returned (a coroutine from ``async def``)."""
     if inspect.isawaitable(result):
@@ -320,10 +366,13 @@ async def _settle(result: object) -> None:
 class _Adapter:
     """The ``async def`` callbacks AIOConsumer gets; they run the registered listener."""
 
-    __slots__ = ("_batch", "_closing", "_handlers", "_pending", "_protocol")
+    __slots__ = ("_batch", "_closing", "_handlers", "_pending", "_protocol", "_reset")
 
-    def __init__(self, listener: RebalanceListener, protocol: str | None) -> None:
+    def __init__(
+        self, listener: RebalanceListener, protocol: str | None, reset: str | None = None
+    ) -> None:
         self._protocol = ProtocolGuess(protocol)  # None: guessed until librdkafka says
+        self._reset = reset  # auto.offset.reset (reset_of), None: not known
         self._handlers: dict[str, tuple[Handler, str]] = {}
         self._batch = False  # a consume() is running: its callbacks' errors wait (see _deferred)
         self._closing = ClosingRevocation()
@@ -375,7 +424,7 @@ class _Adapter:
             await self._change(consumer, partitions, add=True)
             return
         handler, label = self._handlers["on_partitions_assigned"]
-        view = AIOConfluentRebalanceView(consumer, label, incoming=partitions)
+        view = AIOConfluentRebalanceView(consumer, label, incoming=partitions, reset=self._reset)
         try:
             with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
                 await _settle(handler(partitions, view))
@@ -394,16 +443,17 @@ class _Adapter:
                 await self._tell_revoked(consumer, untold, event)
         finally:
             if self._closing.started:
-                partitions = self._closing.still_assigned(await consumer.assignment(), partitions)
-            await self._change(consumer, partitions, add=False)
-            await consumer.resume(partitions)  # librdkafka would keep them paused for next time
+                await self._closing.unassign_async(self._change(consumer, partitions, add=False))
+            else:
+                await self._change(consumer, partitions, add=False)
+                await consumer.resume(partitions)  # librdkafka would keep them paused for next time
 
     async def _tell_revoked(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
     ) -> None:
         """Run the listener's revoked (or lost) callback on ``partitions`` with a view."""
         handler, label = self._handlers[event]
-        view = AIOConfluentRebalanceView(consumer, label)
+        view = AIOConfluentRebalanceView(consumer, label, reset=self._reset)
         if event == "on_partitions_lost":
             view._lose(partitions)
         with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
@@ -443,6 +493,7 @@ class AIOConsumer(_PlainAIOConsumer):
 
     def __init__(self, consumer_conf: dict[str, Any], *args: Any, **kwargs: Any) -> None:
         self.rebalance_protocol: RebalanceProtocol = protocol_of(consumer_conf)
+        self.offset_reset = reset_of(consumer_conf)
         super().__init__(consumer_conf, *args, **kwargs)
 
 
@@ -487,7 +538,8 @@ def set_rebalance_listener(
         return
     if adapter is None:
         known = protocol or getattr(consumer, "rebalance_protocol", None)
-        adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener, known)
+        reset = getattr(consumer, "offset_reset", None)
+        adapter = consumer.__dict__[_ATTRIBUTE] = _Adapter(listener, known, reset)
         consumer.__dict__.update(_polling_with(consumer, adapter))
     else:
         adapter.set_listener(listener)

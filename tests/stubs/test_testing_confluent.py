@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
 from rebalance_guard import RebalanceViewExpiredError
 from rebalance_guard.confluent_kafka import ConfluentRebalanceView, RebalanceListener
 from rebalance_guard.testing.confluent_kafka import ListenerHarness
@@ -93,8 +93,9 @@ def test_every_permitted_method_works_on_the_recording_consumer() -> None:
         def on_partitions_assigned(self, partitions, consumer):  # type: ignore[no-untyped-def]
             (committed,) = consumer.committed(tps(O0))
             assert committed.offset == 4
-            # nothing consumed since the assignment: librdkafka's answer, which the view keeps
-            assert [p.offset for p in consumer.position(tps(O0))] == [OFFSET_INVALID]
+            # nothing consumed since the assignment: librdkafka has no position, the view
+            # answers where consumption starts, as Java does (the committed offset here)
+            assert [p.offset for p in consumer.position(tps(O0))] == [4]
             assert consumer.get_watermark_offsets(TopicPartition(*O0)) == (0, 9)
             assert [p.offset for p in consumer.offsets_for_times(tps(O0))] == [9]
             assert set(consumer.list_topics().topics["orders"].partitions) == {0}
