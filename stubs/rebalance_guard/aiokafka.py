@@ -64,7 +64,8 @@ attributes, ``consumer._subscription._listener``, ``consumer._coordinator.genera
 * Protocols. aiokafka implements only the eager rebalance protocol (its assignors are range,
   round-robin and the eager sticky one; there is no cooperative-sticky): every rebalance
   revokes the whole assignment and assigns the whole new one, so the callbacks never see a
-  delta. Pause state lives on the assignment, which aiokafka recreates on every rebalance:
+  delta; nor does it implement KIP-848's ``group.protocol=consumer`` (0.14). Pause state
+  lives on the assignment, which aiokafka recreates on every rebalance:
   pauses made in ``on_partitions_assigned`` persist, pauses on revoked partitions are gone.
 
 * Slow callbacks. Every callback of a :class:`RebalanceListener` is timed; one slower than the

@@ -34,6 +34,11 @@ re-pause in ``on_partitions_assigned``, where a pause persists.
 The listener is kept on ``consumer._subscription`` (where kafka-python looks for it), so
 it takes effect from the next poll; ``subscribe()`` without ``listener=`` keeps it.
 
+Protocols: kafka-python speaks only the classic group protocol. 3.x runs eager assignors and
+cooperative-sticky (KIP-429: callbacks get only the partitions that move); 2.x runs eager
+only. Neither implements KIP-848's ``group.protocol=consumer``, so there is nothing for the
+adapter to do for it; the adapter follows the generation's protocol (``_protocol_now``).
+
 Revoked partitions are still assigned during ``on_partitions_revoked`` (KIP-1306, Java):
 ``assignment()`` lists them, ``position()`` works and a bare ``commit()``/``commit_async()``
 commits their consumed positions. Eager, lost, subscription-change and close revocations in
