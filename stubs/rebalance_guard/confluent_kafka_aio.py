@@ -91,13 +91,9 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   (``ClosingRevocation``). ``committed()`` during the close times out (as with the sync
   consumer).
 
-* Slow callbacks: every callback is timed, and one taking longer than the listener's
-  ``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one second by
-  default) logs one WARNING on the ``rebalance_guard`` logger naming the callback, the client,
-  the number of partitions, the duration, the protocol and what the group goes through
-  meanwhile; every callback also logs one record at ``callback_logging.level`` (DEBUG) with
-  what it did through the view. librdkafka warns about no slow callback of its own; past
-  ``max.poll.interval.ms`` it leaves the group and the partitions are lost.
+* Slow callbacks are warned about and every callback is logged as in the sync adapter
+  (:mod:`rebalance_guard.confluent_kafka`, "Slow callbacks"); a slow ``async def`` callback
+  holds the ``poll()`` that runs it, and past ``max.poll.interval.ms`` the member leaves.
 
 Legacy one-argument methods ``(self, partitions)`` are called without the view.
 """
