@@ -45,6 +45,7 @@ from rebalance_lint.kinds import KINDS, at_least, count_kinds, describe_counts, 
 from rebalance_lint.output_formats import RENDERERS, render_statistics
 from rebalance_lint.reading import Unreadable, iter_python_files
 from rebalance_lint.report import Kind
+from rebalance_lint.rule_table import RULES
 
 #: Applies a file's fix plan (LibCST, in ``rebalance_codemods``) and writes the file
 #: atomically: returns the file's bytes now and "", or the old bytes and why it was left alone.
@@ -147,6 +148,12 @@ def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> boo
     return chosen > dropped
 
 
+def _rule_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The rules to run: those whose findings are reported (None: every rule)."""
+    codes = tuple(rule.code for rule in RULES if selected(rule.code, select, ignore))
+    return None if len(codes) == len(RULES) else codes
+
+
 def fix_paths(
     paths: Sequence[str], keep: Callable[[Finding], bool], apply: ApplyFixes
 ) -> tuple[int, int, list[str], list[str]]:
@@ -207,8 +214,10 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
     checked = skipped = findings = problems = failing = 0
     reported: list[Finding] = []
     existing = [Path(g) for g in args.paths if Path(g).exists() or Path(g).is_symlink()]
-    cache = None if args.no_cache else Cache(default_directory())
-    checked_paths = iter(check_paths(existing, args.jobs, cache))
+    codes = _rule_codes(args.select, args.ignore)
+    cache_options = () if codes is None else (f"codes={','.join(codes)}",)
+    cache = None if args.no_cache else Cache(default_directory(), cache_options)
+    checked_paths = iter(check_paths(existing, args.jobs, cache, codes))
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import gc
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from rebalance_lint.analysis.build import Builder, Prepared, prepare
@@ -34,7 +34,7 @@ from rebalance_lint.analysis.registrations import (
     resolve_listener,
     unwrap_partial,
 )
-from rebalance_lint.engine import check_bytes, findings_for_analysis
+from rebalance_lint.engine import check_bytes, findings_for_analysis, plans_migration
 from rebalance_lint.noqa import without_suppressed
 from rebalance_lint.report import FileReport
 from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
@@ -43,10 +43,12 @@ from rebalance_lint.source import Unparsable, load
 
 def check_repository(
     files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+    codes: Collection[str] | None = None,
 ) -> dict[str, FileReport]:
     """Run every KRB rule on a repository's files at once: ``{path: report}`` for each file.
 
-    ``files`` maps repository-relative paths to their bytes (a mapping or pairs). Never
+    ``files`` maps repository-relative paths to their bytes (a mapping or pairs); ``codes``:
+    only those rules (None: all), the migration planned only when a KRB2xx code is. Never
     raises for bad input: a file that cannot be checked gets the same status as
     :func:`rebalance_lint.check_source` gives it, and an internal error while linking
     falls back to checking each file on its own.
@@ -60,11 +62,11 @@ def check_repository(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _Repository(sources).check()
+        return _Repository(sources, codes).check()
     except (RecursionError, MemoryError):
-        return {path: check_bytes(source, path) for path, source in sources.items()}
+        return {path: check_bytes(source, path, codes) for path, source in sources.items()}
     except Exception:  # never let one repository take down a fleet scan: single-file mode
-        return {path: check_bytes(source, path) for path, source in sources.items()}
+        return {path: check_bytes(source, path, codes) for path, source in sources.items()}
     finally:
         if collecting:
             gc.enable()
@@ -100,8 +102,9 @@ def _collector_paused() -> Iterator[None]:
 
 
 class _Repository:
-    def __init__(self, sources: Mapping[str, bytes]) -> None:
+    def __init__(self, sources: Mapping[str, bytes], codes: Collection[str] | None = None) -> None:
         self.sources = sources
+        self.codes = codes
         self.prepared: dict[str, Prepared] = {}
         self.reports: dict[str, FileReport] = {}
         self.program = Program(sources, self._load)
@@ -138,13 +141,13 @@ class _Repository:
         kafka: list[str] = []
         for path, source in self.sources.items():
             if len(source) > MAX_SOURCE_BYTES:
-                self.reports[path] = check_bytes(source, path)  # too_large, with its reason
+                self.reports[path] = check_bytes(source, path, self.codes)  # too_large
                 continue
             if not mentions_kafka(source):
                 self.reports[path] = FileReport("ok", skipped=True)
                 continue
             if self.program.unit(path) is None:
-                self.reports[path] = check_bytes(source, path)  # its status and reason
+                self.reports[path] = check_bytes(source, path, self.codes)  # its status
                 continue
             kafka.append(path)
         for path in kafka:
@@ -160,6 +163,8 @@ class _Repository:
                     registered.setdefault(site_id, []).append(callback)
         analyses = {path: self._analysis(path, registered) for path in kafka}
         linked = {path: a for path, a in analyses.items() if isinstance(a, Analysis)}
+        if not plans_migration(self.codes):
+            return analyses  # no finding asked for shows the plan
         try:
             names = {cls.name for _, cls in legacy_listeners(linked)}
             mentions = mentioning(self.sources, names) if names else {}
@@ -233,7 +238,7 @@ class _Repository:
         if isinstance(analysis, FileReport):
             return analysis
         try:
-            findings = findings_for_analysis(analysis)
+            findings = findings_for_analysis(analysis, self.codes)
             return FileReport("ok", without_suppressed(findings, self.prepared[path].text))
         except Exception as exc:
             return _failed(exc)

@@ -47,7 +47,7 @@ def _no_checking(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("checked again although the cache holds the answer")
 
     monkeypatch.setattr(check_runner, "check_repository", refuse)
-    monkeypatch.setattr(check_runner, "check_source", refuse)
+    monkeypatch.setattr(check_runner, "check_bytes", refuse)
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -128,13 +128,13 @@ def test_the_tool_and_the_options_are_in_the_key(
     path = project / "repo" / LISTENERS
     check_path(path, Cache(project / "c"))
     calls: list[str] = []
-    original = check_runner.check_source
+    original = check_runner.check_bytes
 
-    def counting(source: bytes, name: str) -> FileReport:
+    def counting(source: bytes, name: str, codes: object = None) -> FileReport:
         calls.append(name)
-        return original(source, name)
+        return original(source, name, None)
 
-    monkeypatch.setattr(check_runner, "check_source", counting)
+    monkeypatch.setattr(check_runner, "check_bytes", counting)
     check_path(path, Cache(project / "c", options=("--some-option",)))
     assert len(calls) == 1
     cache_module.tool_digest.cache_clear()
