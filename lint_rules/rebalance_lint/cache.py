@@ -22,7 +22,8 @@ holds its own ``.gitignore`` (``*``) and a ``CACHEDIR.TAG``. Every file is writt
 temporary name in its final directory and renamed over the target, so concurrent runs never
 see half an entry and a killed run leaves at most a ``.tmp-*`` file no reader opens; an entry
 that cannot be read or decoded is a miss. A cache that cannot be written costs its speed,
-never the check.
+never the check. Entries are content-keyed, so edits add new ones: a hit refreshes an entry's
+modification time, and once a day a run removes those unused for 30 days.
 
 Only the ``check`` command uses it: the flake8 plugin and the fleet scan never import it.
 """
@@ -34,7 +35,9 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,6 +50,9 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# rebalance-guard check's cache\n"
 #: Bumped when the entry format changes.
 _FORMAT = "1"
+#: An entry no run has read or written for this long (seconds) is removed.
+MAX_AGE = 30 * 24 * 3600
+_PRUNE_EVERY = 24 * 3600
 
 
 def default_directory(cwd: Path | None = None) -> Path:
@@ -114,11 +120,38 @@ class Cache:
 
     def get(self, key: str) -> dict[str, FileReport] | None:
         """The reports stored under ``key`` (by name; ``""`` for a single file), or None."""
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_bytes())
-            return {name: _report(value) for name, value in data.items()}
+            data = json.loads(path.read_bytes())
+            reports = {name: _report(value) for name, value in data.items()}
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None
+        with suppress(OSError):
+            os.utime(path)  # used: kept by prune()
+        return reports
+
+    def prune(self, now: float | None = None) -> None:
+        """Remove the entries no run has used for :data:`MAX_AGE` seconds and what killed
+        runs left (``.tmp-*`` over an hour old); at most once a day, so that a run does not
+        list the whole directory each time."""
+        now = time.time() if now is None else now
+        stamp = self.directory / "last-pruned"
+        try:
+            if now - stamp.stat().st_mtime < _PRUNE_EVERY:
+                return
+        except FileNotFoundError:
+            if not (self.directory / "entries").is_dir():
+                return  # nothing cached yet
+        except OSError:
+            return
+        for path in (self.directory / "entries").glob("*/*"):
+            with suppress(OSError):  # removed meanwhile by a concurrent run, or not ours
+                age = now - path.stat().st_mtime
+                if age > MAX_AGE or (path.name.startswith(".tmp-") and age > 3600):
+                    path.unlink(missing_ok=True)
+        with suppress(OSError):
+            _write_atomic(stamp, b"")
+            os.utime(stamp, (now, now))
 
     def put(self, key: str, reports: Mapping[str, FileReport]) -> None:
         data = json.dumps(

@@ -218,6 +218,8 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
     cache_options = () if codes is None else (f"codes={','.join(codes)}",)
     cache = None if args.no_cache else Cache(default_directory(), cache_options)
     checked_paths = iter(check_paths(existing, args.jobs, cache, codes))
+    if cache is not None:
+        cache.prune()
     for given in args.paths:
         root = Path(given)
         if not root.exists() and not root.is_symlink():

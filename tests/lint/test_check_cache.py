@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from rebalance_lint import check_runner
 from rebalance_lint.cache import (
     CACHE_DIR_NAME,
     CACHE_ENV,
+    MAX_AGE,
     Cache,
     default_directory,
 )
@@ -217,3 +219,30 @@ def test_the_flake8_plugin_and_the_fleet_scan_never_write_it(project: Path) -> N
     )
     assert "KRB203" in done.stdout, done.stderr
     assert not (project / CACHE_DIR_NAME).exists()
+
+
+def test_unused_entries_and_leftovers_are_pruned_once_a_day(project: Path) -> None:
+    cache = Cache(project / "c")
+    path = project / "repo" / LISTENERS
+    check_path(path, cache)
+    check_directory(project / "repo", cache)
+    entries = sorted(p for p in (project / "c" / "entries").glob("*/*"))
+    assert len(entries) == 2
+    used, unused = entries
+    leftover = used.parent / ".tmp-killed"
+    leftover.write_bytes(b"{")
+    now = time.time()
+    month = now - MAX_AGE - 60
+    for entry in (used, unused):
+        os.utime(entry, (month, month))
+    os.utime(leftover, (now - 7200, now - 7200))
+    key = used.name
+    assert cache.get(key) is not None  # a hit: used again today
+    cache.prune(now)
+    assert used.is_file() and not unused.exists() and not leftover.exists()
+    os.utime(used, (month, month))
+    cache.prune(now + 3600)  # pruned an hour ago: not again
+    assert used.is_file()
+    cache.prune(now + 2 * 24 * 3600)
+    assert not used.exists()
+    assert (project / "c" / ".gitignore").is_file()
