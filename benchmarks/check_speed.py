@@ -19,8 +19,10 @@ Each round runs, side by side, under ``/usr/bin/time -v``:
 * the same command again, nothing changed (the cache warm);
 * ``ruff check --no-cache --select E,F,W REPO...`` on the same arguments.
 
-It prints each command's wall time and the largest process's peak memory (``Maximum
-resident set size``: the largest of the command and the worker processes it waited for),
+It prints each command's wall time, CPU time (user + system, its worker processes included:
+steadier than wall time on a shared machine) and the largest process's peak memory
+(``Maximum resident set size``: the largest of the command and the worker processes it waited
+for),
 the medians over ``--repeat`` rounds, the ratios cold/ruff and warm/cold, the load average,
 and checks that the cold and warm runs printed the same findings.
 """
@@ -51,6 +53,7 @@ KAFKA_MARKERS = (b"kafka", b"Kafka", b"KAFKA")
 @dataclass(frozen=True)
 class Run:
     wall: float
+    cpu: float
     peak_mb: float
     stdout: bytes
 
@@ -80,12 +83,15 @@ def timed(command: list[str], env: dict[str, str]) -> Run:
     report = done.stderr.decode(errors="replace")
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", report)
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
+    cpu = sum(
+        float(m.group(1)) for m in re.finditer(r"(?:User|System) time \(seconds\): (\S+)", report)
+    )
     if wall is None or peak is None or done.returncode not in {0, 1}:
         raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{report[-3000:]}")
     seconds = 0.0
     for part in wall.group(1).split(":"):
         seconds = seconds * 60 + float(part)
-    return Run(seconds, int(peak.group(1)) / 1024, done.stdout)
+    return Run(seconds, cpu, int(peak.group(1)) / 1024, done.stdout)
 
 
 def main() -> None:
@@ -120,12 +126,16 @@ def main() -> None:
         rounds["ruff"].append(timed([*ruff, *repositories], dict(os.environ)))
     print(f"load average after: {os.getloadavg()}")
     median = {name: statistics.median(r.wall for r in runs) for name, runs in rounds.items()}
+    cpu = {name: statistics.median(r.cpu for r in runs) for name, runs in rounds.items()}
     for name, runs in rounds.items():
         walls = ", ".join(f"{r.wall:.2f}" for r in runs)
         peaks = ", ".join(f"{r.peak_mb:.0f}" for r in runs)
-        print(f"{name:11} wall s: {walls} (median {median[name]:.2f}); peak MB: {peaks}")
-    print(f"cold check / ruff: {median['check cold'] / median['ruff']:.2f}x")
-    print(f"warm check / cold check: {median['check warm'] / median['check cold']:.2f}x")
+        print(f"{name:11} wall s: {walls} (median {median[name]:.2f}); "
+              f"CPU s (median): {cpu[name]:.2f}; peak MB: {peaks}")  # fmt: skip
+    ratios = {"cold check / ruff": ("check cold", "ruff"),
+              "warm check / cold check": ("check warm", "check cold")}  # fmt: skip
+    for label, (a, b) in ratios.items():
+        print(f"{label}: {median[a] / median[b]:.2f}x wall, {cpu[a] / cpu[b]:.2f}x CPU")
 
 
 if __name__ == "__main__":
