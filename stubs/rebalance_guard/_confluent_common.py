@@ -8,9 +8,8 @@ same logic and live here. Importing this module imports confluent_kafka (their c
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Literal
 
@@ -165,8 +164,13 @@ class ClosingRevocation:
     processed since its last commit (reproduced with raw confluent-kafka 2.16 callbacks on
     Apache Kafka 4.4, no rebalance_guard). Java revokes before it leaves
     (``onLeavePrepare``). So the adapters revoke the whole assignment through the listener
-    before calling ``close()``; the callbacks librdkafka runs during the close then only
-    (un)assign, telling the listener about partitions it was not told of yet.
+    before calling ``close()``. The callbacks librdkafka runs during the close then tell the
+    listener only about partitions it was not told of yet (revoked or lost: Java calls one
+    or the other) and make no librdkafka call themselves: confluent's binding (un)assigns by
+    default when a callback did not, on the thread serving ``close()``. A call of the
+    adapter's own there can wait forever: ``assignment()`` from a revocation inside
+    ``close()`` hung, and an ``AIOConsumer``'s ``incremental_unassign()`` (made on another
+    executor thread while ``close()`` serves the callback) deadlocked once in 121 closes.
     """
 
     __slots__ = ("_told",)
@@ -187,21 +191,6 @@ class ClosingRevocation:
         """The revoked partitions the listener has not been told of yet."""
         told = self._told
         return partitions if told is None else [p for p in partitions if key(p) not in told]
-
-    @staticmethod
-    def unassign(call: Callable[[], Any]) -> None:
-        """The unassignment librdkafka's revocation during close asks for. No other call is
-        made then: ``assignment()`` from a rebalance callback inside ``close()`` can wait
-        forever for librdkafka's answer (seen with confluent-kafka 2.16). librdkafka may have
-        unassigned the partitions already; its refusal then changes nothing."""
-        with contextlib.suppress(KafkaException):
-            call()
-
-    @staticmethod
-    async def unassign_async(call: Awaitable[Any]) -> None:
-        """:meth:`unassign` on an AIOConsumer."""
-        with contextlib.suppress(KafkaException):
-            await call
 
 
 def nothing_to_commit(exc: KafkaException, bare: bool) -> bool:

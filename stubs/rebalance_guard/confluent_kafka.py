@@ -381,8 +381,7 @@ class _Adapter:
         if self._handlers is None:
             self._call_legacy(0, consumer, partitions)
             return
-        if self._closing.started:  # librdkafka makes this assignment an unassignment
-            self._change(consumer, partitions, add=True)
+        if self._closing.started:  # confluent's default (un)assigns: ClosingRevocation
             return
         handler, label = self._handlers["on_partitions_assigned"]
         view = ConfluentRebalanceView(consumer, label, incoming=partitions, reset=self._reset)
@@ -409,14 +408,13 @@ class _Adapter:
             legacy_lost = lost and self._legacy[2] is not None
             self._call_legacy(2 if legacy_lost else 1, consumer, partitions)
             return
+        closing = self._closing.started
         try:
-            untold = partitions if lost else self._closing.untold(partitions)
-            if untold or not self._closing.started:  # eager may revoke nothing: still told
+            untold = self._closing.untold(partitions)
+            if untold or not closing:  # eager may revoke nothing: still told
                 self._tell_revoked(consumer, untold, lost)
         finally:
-            if self._closing.started:
-                self._closing.unassign(partial(self._change, consumer, partitions, add=False))
-            else:
+            if not closing:  # closing: confluent's default unassigns (ClosingRevocation)
                 self._change(consumer, partitions, add=False)
                 consumer.resume(partitions)  # librdkafka would keep them paused for next time
 

@@ -416,8 +416,7 @@ class _Adapter:
         await self._deferred(self._revoke(consumer, partitions, "on_partitions_lost"))
 
     async def _assign(self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition]) -> None:
-        if self._closing.started:  # librdkafka makes this assignment an unassignment
-            await self._change(consumer, partitions, add=True)
+        if self._closing.started:  # confluent's default (un)assigns: ClosingRevocation
             return
         handler, label = self._handlers["on_partitions_assigned"]
         view = AIOConfluentRebalanceView(consumer, label, incoming=partitions, reset=self._reset)
@@ -432,15 +431,13 @@ class _Adapter:
     async def _revoke(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
     ) -> None:
+        closing = self._closing.started
         try:
-            lost = event == "on_partitions_lost"
-            untold = partitions if lost else self._closing.untold(partitions)
-            if untold or not self._closing.started:  # eager may revoke nothing: still told
+            untold = self._closing.untold(partitions)
+            if untold or not closing:  # eager may revoke nothing: still told
                 await self._tell_revoked(consumer, untold, event)
         finally:
-            if self._closing.started:
-                await self._closing.unassign_async(self._change(consumer, partitions, add=False))
-            else:
+            if not closing:  # closing: confluent's default unassigns (ClosingRevocation)
                 await self._change(consumer, partitions, add=False)
                 await consumer.resume(partitions)  # librdkafka would keep them paused for next time
 

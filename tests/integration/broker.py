@@ -142,8 +142,12 @@ def kafka_classpath() -> str:
 
 
 def cluster_id() -> str:
-    """16 random bytes, URL-safe base64 without padding (what StorageTool expects)."""
-    return base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+    """16 random bytes, URL-safe base64 without padding (what StorageTool expects), not
+    starting with "-" (StorageTool would read it as an option: 1 start in 64 failed)."""
+    while True:
+        ident = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+        if not ident.startswith("-"):
+            return ident
 
 
 @dataclass
