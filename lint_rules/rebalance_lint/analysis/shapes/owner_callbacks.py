@@ -31,6 +31,12 @@ from rebalance_lint.analysis.shapes.callback_takes_view import (
     _assigns_itself,
     _check_callback,
     _plan_callback,
+    _view_call_ok,
+)
+from rebalance_lint.analysis.shapes.owner_stored_consumer import (
+    plan_stored_calls,
+    registered_attr,
+    stored_consumer_calls,
 )
 from rebalance_lint.analysis.shapes.static_owner_callbacks import (
     _is_staticmethod,
@@ -166,6 +172,7 @@ def _plan_owner_group(
             )
     callbacks: list[_Callback] = []
     delegated: set[str] = set()
+    used_elsewhere: dict[str, list[ast.AST]] = {}
     for keyword, name in group.roles.items():
         function = methods.get(name)
         if function is None:
@@ -186,6 +193,7 @@ def _plan_owner_group(
         ]
         static = _is_staticmethod(function, facts)
         callbacks.append(_Callback(keyword, function, method=not static, static=static))
+        used_elsewhere[name] = others
         if others:
             if static:
                 return (
@@ -215,6 +223,13 @@ def _plan_owner_group(
                 reason = _assigns_itself(callback, own_self + receiver[len(self_name) :], facts)
         if reason is not None:
             return reason
+    stored = registered_attr(group.calls)
+    if stored is not None:  # self._consumer.commit() in a callback: the view's commit()
+        ok = _view_call_ok(client, facts)
+        for callback in callbacks:
+            others = used_elsewhere[callback.label]
+            found = stored_consumer_calls(callback, stored, others, owner, facts, ok)
+            plan_stored_calls(found, callback, plan)
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     plan.edit(Edit("add_base", span(owner), value=listener))
     for callback in callbacks:
