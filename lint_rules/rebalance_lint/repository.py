@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from rebalance_lint.analysis.build import Builder, Prepared, prepare
+from rebalance_lint.analysis.migration_facts import facts_shared
 from rebalance_lint.analysis.migration_repository import (
     RepositoryPlan,
     legacy_listeners,
@@ -169,7 +170,8 @@ class _Repository:
             names = {cls.name for _, cls in legacy_listeners(linked)}
             mentions = mentioning(self.sources, names) if names else {}
             self._finder = ReferenceFinder(self.program, mentions)
-            self.migration = plan_repository(linked, self._references)
+            with facts_shared():  # a tree's index and bindings built once
+                self.migration = plan_repository(linked, self._references)
         except Exception:  # RecursionError, a planner bug: each file planned on its own
             for analysis in linked.values():
                 analysis.migration = None

@@ -8,7 +8,10 @@ shape decides from these facts lives in its module under :mod:`.shapes`.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -56,7 +59,54 @@ class FileFacts:
 
 def file_facts(tree: ast.Module, text: str, imports: ImportMap) -> FileFacts:
     lines = re.split("\r\n|\r|\n", text)
-    return FileFacts(tree, lines, imports, build_index(tree), Bindings(tree))
+    if _SHARED:
+        index = _SHARED[-1].index(tree)
+        # each planning run claims import names of its own
+        index = dataclasses.replace(index, claimed={})
+    else:
+        index = build_index(tree)
+    return FileFacts(tree, lines, imports, index, bindings_of(tree))
+
+
+def bindings_of(tree: ast.Module) -> Bindings:
+    """The :class:`Bindings` of ``tree``: built once per tree inside :func:`facts_shared`."""
+    return _SHARED[-1].bindings(tree) if _SHARED else Bindings(tree)
+
+
+@dataclass
+class _Built:
+    """Each tree's index and bindings, by the tree's id (the tree kept alive with them)."""
+
+    indexes: dict[int, tuple[ast.Module, FileIndex]] = field(default_factory=dict)
+    bindings_by_tree: dict[int, tuple[ast.Module, Bindings]] = field(default_factory=dict)
+
+    def index(self, tree: ast.Module) -> FileIndex:
+        found = self.indexes.get(id(tree))
+        if found is None or found[0] is not tree:
+            found = self.indexes[id(tree)] = (tree, build_index(tree))
+        return found[1]
+
+    def bindings(self, tree: ast.Module) -> Bindings:
+        found = self.bindings_by_tree.get(id(tree))
+        if found is None or found[0] is not tree:
+            found = self.bindings_by_tree[id(tree)] = (tree, Bindings(tree))
+        return found[1]
+
+
+#: What :func:`facts_shared` keeps while inside it (innermost last).
+_SHARED: list[_Built] = []
+
+
+@contextmanager
+def facts_shared() -> Iterator[None]:
+    """Build each tree's index and bindings once while inside: repository mode plans a file
+    defining a listener class used elsewhere twice, and finds the uses of its classes in
+    modules it also plans (:mod:`.references`). Nothing is kept after it."""
+    _SHARED.append(_Built())
+    try:
+        yield
+    finally:
+        _SHARED.pop()
 
 
 def source_order(root: ast.AST) -> list[ast.AST]:
@@ -66,63 +116,95 @@ def source_order(root: ast.AST) -> list[ast.AST]:
     while stack:
         node = stack.pop()
         out.append(node)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            first: list[ast.AST] = list(node.decorator_list)
-            rest = [c for c in ast.iter_child_nodes(node) if c not in node.decorator_list]
-            children = first + rest
-        else:
-            children = list(ast.iter_child_nodes(node))
-        stack.extend(reversed(children))
+        stack.extend(reversed(_children(node)))
     return out
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """``node``'s children in source order: ``ast.iter_child_nodes``'s, but a definition's
+    decorators first (read from ``_fields`` directly: the index walks every node)."""
+    children: list[ast.AST] = []
+    fields = node._fields
+    if isinstance(node, _DEFINITIONS):
+        children.extend(node.decorator_list)
+        fields = tuple(name for name in fields if name != "decorator_list")
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            children.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
+
+
 def build_index(tree: ast.Module) -> FileIndex:
+    """The :class:`FileIndex` of ``tree``, in one source-order walk: its nodes, the names it
+    binds or uses (:func:`names_in`), and which imports sit in a ``try:`` body that catches
+    ImportError (:attr:`FileIndex.optional`). Leaves that hold none of these (constants,
+    operators, load/store markers) are not visited."""
     index = FileIndex()
-    for node in source_order(tree):
-        if isinstance(node, ast.ClassDef):
-            index.classes.append(node)
-        elif isinstance(node, ast.Call):
+    names = index.names
+    guarded: set[str] = set()
+    required: set[str] = set()
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, inside = pop()
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+            continue  # its only child is its context
+        if isinstance(node, ast.Call):
             index.calls.append(node)
             if isinstance(node.func, ast.Attribute):
                 index.method_calls.setdefault(node.func.attr, []).append(node)
         elif isinstance(node, ast.Attribute):
             index.attributes.setdefault(node.attr, []).append(node)
-        elif isinstance(node, ast.Import):
-            index.packages.update(alias.name.partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            index.packages.add(node.module.partition(".")[0])
-    index.names = names_in(tree)
-    index.optional = _optional_packages(tree, index.packages)
+        elif isinstance(node, ast.ClassDef):
+            index.classes.append(node)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            packages = _imported_packages(node)
+            index.packages |= packages
+            (guarded if inside else required).update(packages)
+        if type(node) in _NAMING:
+            _add_names(node, names)
+        children = _children(node)
+        if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+            body = {id(stmt) for stmt in node.body}
+            for child in reversed(children):
+                if type(child) not in _LEAVES:
+                    push((child, inside or id(child) in body))
+        else:
+            for child in reversed(children):
+                if type(child) not in _LEAVES:
+                    push((child, inside))
+    index.optional = guarded - required
     return index
+
+
+#: Node types that bind or use a name themselves (:func:`_add_names`).
+_NAMING = frozenset(
+    {ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.alias,
+     ast.ImportFrom, ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
+     ast.MatchMapping}
+)  # fmt: skip
+#: Node types with nothing for the index under them.
+_LEAVES = frozenset(
+    {ast.Constant, *(t for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                    ast.boolop) for t in base.__subclasses__())}
+)  # fmt: skip
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
-def _optional_packages(tree: ast.Module, packages: set[str]) -> set[str]:
-    """The packages the file imports only inside ``try:`` bodies that catch ImportError."""
-    inside = _guarded_nodes(tree)
-    guarded: set[str] = set()
-    required: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            (guarded if id(node) in inside else required).update(_imported_packages(node))
-    return (guarded - required) & packages
-
-
-def _guarded_nodes(tree: ast.Module) -> set[int]:
-    ids: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
-            for stmt in node.body:
-                ids.update(id(inner) for inner in ast.walk(stmt))
-    return ids
-
-
-def _imported_packages(node: ast.AST) -> set[str]:
+def _imported_packages(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The top-level packages an import statement imports absolutely."""
     if isinstance(node, ast.Import):
         return {alias.name.partition(".")[0] for alias in node.names}
-    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+    if node.module and not node.level:
         return {node.module.partition(".")[0]}
     return set()
 
@@ -143,25 +225,30 @@ def names_in(root: ast.AST) -> set[str]:
     """Every name ``root`` binds or uses (``x.consumer`` and ``f(consumer=...)`` take none)."""
     names: set[str] = set()
     for node in ast.walk(root):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias):
-            names.add(node.name.partition(".")[0])
-            if node.asname:
-                names.add(node.asname)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module.partition(".")[0])
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
+        _add_names(node, names)
     return names
+
+
+def _add_names(node: ast.AST, names: set[str]) -> None:
+    """The names ``node`` itself binds or uses (not its children's)."""
+    if isinstance(node, ast.Name):
+        names.add(node.id)
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names.add(node.name)
+    elif isinstance(node, ast.arg):
+        names.add(node.arg)
+    elif isinstance(node, ast.alias):
+        names.add(node.name.partition(".")[0])
+        if node.asname:
+            names.add(node.asname)
+    elif isinstance(node, ast.ImportFrom) and node.module:
+        names.add(node.module.partition(".")[0])
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        names.update(node.names)
+    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+        names.add(node.name)
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        names.add(node.rest)
 
 
 def view_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from rebalance_lint.analysis.migration_facts import bindings_of
 from rebalance_lint.analysis.program import Program, Unit
 from rebalance_lint.analysis.scopes import Bindings
 
@@ -93,7 +94,7 @@ class _Module:
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         tree = unit.facts.module.node
-        self.bindings = Bindings(tree)  # type: ignore[arg-type]
+        self.bindings = bindings_of(tree)  # type: ignore[arg-type]
         self.names: dict[str, list[ast.Name]] = {}
         self.attributes: dict[str, list[ast.Attribute]] = {}
         self.imports: dict[str, list[tuple[str, ast.ImportFrom]]] = {}  # name -> (local, node)
