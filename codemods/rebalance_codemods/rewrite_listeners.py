@@ -143,6 +143,17 @@ def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return finder.find(edit.target, cst.FunctionDef), change
 
 
+def _drive_harness(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``x.on_partitions_assigned(p)`` -> ``value(x).extra(p)`` (the listener test harness)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+        harness = cst.Call(func=cst.Name(edit.value), args=[cst.Arg(node.func.value)])
+        return node.with_changes(func=cst.Attribute(value=harness, attr=cst.Name(edit.extra)))
+
+    return finder.find(edit.target, cst.Call), change
+
+
 #: The actions this module edits (:mod:`.rewrite` dispatches on them).
 EDITORS: dict[str, Editor] = {
     "split_subscribe": _split_subscribe,
@@ -153,4 +164,5 @@ EDITORS: dict[str, Editor] = {
     "drop_call_arg": _drop_call_arg,
     "rename_base": _rename_base,
     "append_param": _append_param,
+    "drive_harness": _drive_harness,
 }

@@ -34,13 +34,17 @@ REFUSED = {
     "never_created": "no instance is created in this file or anywhere else in the repository",
 }
 
+#: test modules migrate DIR rewrites with their listener class, which have no KRB2xx finding
+#: of their own (their direct callback calls go through the test harness)
+DRIVEN_BY_TESTS = {"harness_tests": ("checks/listener_checks.py",)}
+
 
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
 
 
 def test_every_case_is_listed() -> None:
-    assert set(REFUSED) | {"registered_in_two"} == set(CASES)
+    assert set(REFUSED) | {"registered_in_two", "harness_tests"} == set(CASES)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -81,7 +85,8 @@ def test_check_dir_fixable_exactly_where_migrate_dir_rewrites(case: str) -> None
         kept = Counter(f.code for f in findings if not f.fixable)
         left = Counter(f.code for f in migrated[path].findings if f.code in MIGRATION_CODES)
         assert all(left[code] <= kept[code] for code in left), (path, fixable, kept, left)
-        assert (before[path] != after[path]) == bool(fixable), (path, fixable)
+        driven = path in DRIVEN_BY_TESTS.get(case, ())  # no KRB2xx there: the harness calls
+        assert (before[path] != after[path]) == (bool(fixable) or driven), (path, fixable)
     class_fixable = [f.fixable for f in reports[LISTENERS].findings if f.code == "KRB202"]
     assert class_fixable == [case not in REFUSED]
 

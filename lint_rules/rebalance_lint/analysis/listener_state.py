@@ -27,6 +27,21 @@ Kind = tuple[ClientFacts, str]  # (client, "legacy" | "async" | "guard")
 
 
 @dataclass(frozen=True, eq=False)
+class DrivenInstance:
+    """An unregistered instance whose callbacks its module calls directly, each as a
+    statement with one partitions display (``listener.on_partitions_assigned([tp])`` in a
+    test): :mod:`.shapes.harness_direct_calls` drives them through the listener test harness.
+
+    ``calls``: (the call, the callback it names); ``awaited``: every call is awaited;
+    ``plan(module)``: the edits in that module, given the harness module of the listener's
+    client."""
+
+    calls: tuple[tuple[ast.Call, str], ...]
+    awaited: bool
+    plan: Callable[[str], MigrationPlan]
+
+
+@dataclass(frozen=True, eq=False)
 class RemoteCreation:
     """``Cls(...)`` in another module of the repository (repository mode)."""
 
@@ -36,6 +51,8 @@ class RemoteCreation:
     receiver: str | None
     #: why the instance cannot be vouched for there (used beyond its registration), if so
     escapes: str | None = None
+    #: not registered, only its callbacks called directly there (a test)
+    driven: DrivenInstance | None = None
 
 
 @dataclass
@@ -62,6 +79,8 @@ class ListenerSites:
 
     registered: dict[ast.Call, str]
     escapes: Callable[[ast.Call], str | None]
+    #: an unregistered ``Cls(...)`` whose callbacks the file calls directly, if so
+    driven: Callable[[ast.Call], DrivenInstance | None] = lambda _: None
 
 
 @dataclass

@@ -39,6 +39,7 @@ from rebalance_lint.analysis.shapes.async_listener_base import ASYNC_BASE
 from rebalance_lint.analysis.shapes.class_refusals import class_refusal
 from rebalance_lint.analysis.shapes.closure_global_consumers import _plan_free_consumer
 from rebalance_lint.analysis.shapes.direct_callback_calls import direct_calls
+from rebalance_lint.analysis.shapes.harness_direct_calls import driven_instance, plan_harness_calls
 from rebalance_lint.analysis.shapes.indirect_injection import refuse_what_stays
 from rebalance_lint.analysis.shapes.injected_consumer import _plan_injection
 from rebalance_lint.analysis.shapes.kept_listeners import _instance_escapes
@@ -97,7 +98,11 @@ def plan_listeners(
     _collect_registered(analysis, state)
     if repository is not None:
         repository.sites(
-            ListenerSites(dict(state.registrations), lambda call: _instance_escapes(call, state))
+            ListenerSites(
+                dict(state.registrations),
+                lambda call: _instance_escapes(call, state),
+                lambda call: driven_instance(call, facts),
+            )
         )
     closures = {f.listener.node: f for f in analysis.indirect if f.how == "closure"}
     for cls, (client, kind) in legacy.items():
@@ -181,7 +186,7 @@ def _plan_class(
             reason = _remote_creations(remote, state)
             if reason is not None:
                 return reason
-            creations += [creation.call for creation in remote.creations]
+            creations += [c.call for c in remote.creations if c.driven is None or c.receiver]
             if not creations:
                 return (
                     "no instance is created in this file or anywhere else in the repository "
@@ -222,6 +227,12 @@ def _plan_class(
         reason = _plan_injection(cls, client, methods, creations, views, state, plan)
     else:
         reason = _plan_own_consumer(client, views, own, methods.get("__init__"), state, plan)
+    if reason is not None:
+        return reason
+    driven = [c for c in remote.creations if c.driven and not c.receiver] if remote else []
+    reason = plan_harness_calls(
+        cls.name, driven, client, callbacks, plan, facts, state.remote_plans
+    )
     if reason is not None:
         return reason
     for call, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback

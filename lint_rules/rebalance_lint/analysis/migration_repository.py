@@ -127,7 +127,8 @@ def _remote_uses(
             site = sites.get(ref.path)
             receiver = site.registered.get(ref.node) if site is not None else None
             escapes = site.escapes(ref.node) if site is not None and receiver else None
-            remote.creations.append(RemoteCreation(ref.path, ref.node, receiver, escapes))
+            driven = site.driven(ref.node) if site is not None and not receiver else None
+            remote.creations.append(RemoteCreation(ref.path, ref.node, receiver, escapes, driven))
         elif ref.kind != "annotation" and remote.blocker is None:
             remote.blocker = blocker(cls.name, ref)
     return remote

@@ -34,12 +34,25 @@ def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[
         for node in facts.index.attributes.get(attr, []):
             found = _through_self(node, cls, facts)
             if found is None:
-                return (
-                    f"{attr} is called directly at line {node.lineno}, with one argument; "
-                    "call a helper method there instead first"
-                ), []
+                return _why_not(attr, node, facts), []
             passing.append(found)
     return None, passing
+
+
+def _why_not(attr: str, node: ast.Attribute, facts: FileFacts) -> str:
+    """The refusal for a direct call no view can be passed to, with why and the next step."""
+    where = f"{attr} is called directly at line {node.lineno}, with one argument"
+    receiver = ast.unparse(node.value)
+    if receiver == "self":
+        how = "on self, outside a callback of this class, where no view exists to pass"
+    else:
+        how = f"on {receiver}, which the codemod cannot tell from an instance of this class"
+    return (
+        f"{where} ({how}; migrated, its {attr} takes the view too, and in another module's "
+        "test rebalance-guard migrate DIR drives it through the listener test harness); move "
+        "that code into a helper method both call, or give the other object's method another "
+        "name, first"
+    )
 
 
 def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
