@@ -232,3 +232,8 @@ CONFLUENT_AIO = ClientFacts(
 CLIENTS: dict[ClientKey, ClientFacts] = {
     facts.key: facts for facts in (KAFKA_PYTHON, AIOKAFKA, CONFLUENT, CONFLUENT_AIO)
 }
+
+#: The kafka-python async view's coroutine methods (``AsyncRebalanceConsumer``): what blocks on
+#: kafka-python 3's IO thread, plus ``partitions_for_topic`` (it fetches metadata it lacks).
+#: Its other methods are the sync view's; ``commit_async`` returns kafka-python's awaitable Future.
+KAFKA_PYTHON_ASYNC_VIEW_COROUTINES = KAFKA_PYTHON.io_thread_blocking | {"partitions_for_topic"}

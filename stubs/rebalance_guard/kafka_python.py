@@ -85,12 +85,22 @@ is registered it is not logged: users see rebalance_guard's warning, once per sl
 A kafka-python ``ConsumerRebalanceListener`` registered unchanged is not timed by
 rebalance_guard and keeps kafka-python's own warning (kafka-python 2 has none).
 
-``async def`` callbacks are refused at registration (TypeError): the view's methods block
-(they are kafka-python's own), which is safe on the worker thread the adapter runs ``def``
-callbacks on but would stall kafka-python 3's IO loop inside a coroutine. Await your own
-asyncio work from a ``def`` callback with ``asyncio.run_coroutine_threadsafe(coro,
-loop).result()``, or register kafka-python's own ``AsyncConsumerRebalanceListener``
-unchanged (it gets no view).
+Async listeners (kafka-python 3's ``AsyncConsumerRebalanceListener``, with a view): derive
+from :class:`AsyncRebalanceListener` and write ``async def`` callbacks; kafka-python 3 awaits
+them on its IO loop (its own ``NetworkSelector``, not asyncio), where a blocking consumer
+call raises. Their view, :class:`AsyncRebalanceConsumer`, offers the same methods with the
+same expiry and semantics; the ones that block on the IO thread (``commit``, ``committed``,
+``position``, offset and topic queries) are coroutines there, each run on a short-lived
+worker thread while the loop keeps heartbeating, and a coroutine of the view the callback
+never awaited is an error (``NotAwaitedError``) when it returns. ``commit_async()`` returns
+kafka-python's own awaitable ``Future``, as on the client. Blocking work of your own goes
+through :func:`to_thread` (``asyncio.to_thread`` needs an asyncio loop, which is not there).
+A listener's callbacks are all ``def`` (:class:`RebalanceListener`) or all ``async def``
+(:class:`AsyncRebalanceListener`): anything else is refused at registration (TypeError).
+kafka-python 2 has no IO loop and cannot await its futures, so an
+:class:`AsyncRebalanceListener` is refused there too: its polling thread already runs ``def``
+callbacks, where the blocking view is safe. kafka-python's own
+``AsyncConsumerRebalanceListener`` is still registered unchanged (it gets no view).
 """
 
 from __future__ import annotations
@@ -100,12 +110,13 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from collections.abc import Callable, Coroutine, Generator, Iterable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar, overload
 
+from rebalance_guard._errors import NotAwaitedError
 from rebalance_guard._observe import CallbackLogging, settings_of
-from rebalance_guard._view import ExpiringView, forward, live, takes_view
+from rebalance_guard._view import AsyncView, ExpiringView, awaited, forward, live, takes_view
 
 if TYPE_CHECKING:
     from kafka import KafkaConsumer
@@ -118,12 +129,20 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "AsyncRebalanceConsumer",
+    "AsyncRebalanceListener",
+    "AwaitableFuture",
     "GroupMetadata",
     "KafkaPythonRebalanceView",
+    "NotAwaitedError",
     "RebalanceConsumer",
     "RebalanceListener",
     "set_rebalance_listener",
+    "to_thread",
 ]
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +256,186 @@ class RebalanceListener:
         self.on_partitions_revoked(partitions, consumer)
 
 
+class AwaitableFuture(Protocol):
+    """kafka-python 3's ``Future``, which its IO loop awaits (the stubs type checkers read are
+    kafka-python 2's, whose Future is not awaitable): what the async view's ``commit_async``
+    returns."""
+
+    def __await__(self) -> Generator[Any, None, Any]: ...
+
+    @property
+    def is_done(self) -> bool: ...
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def exception(self) -> BaseException | None: ...
+
+    def succeeded(self) -> bool: ...
+
+    def failed(self) -> bool: ...
+
+    def add_callback(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+    def add_errback(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+
+class AsyncRebalanceConsumer(Protocol):
+    """The view of an :class:`AsyncRebalanceListener`: :class:`RebalanceConsumer`'s methods,
+    those that block on kafka-python 3's IO thread as coroutines (awaited off that thread)."""
+
+    async def commit(
+        self,
+        offsets: Mapping[TopicPartition, OffsetAndMetadata] | None = None,
+        timeout_ms: int | None = None,
+    ) -> None: ...
+
+    def commit_async(
+        self,
+        offsets: Mapping[TopicPartition, OffsetAndMetadata] | None = None,
+        callback: Callable[[Mapping[TopicPartition, OffsetAndMetadata], object], object]
+        | None = None,
+    ) -> AwaitableFuture:
+        """kafka-python's own Future, awaitable on its IO loop (completes with the commit)."""
+        ...
+
+    @overload
+    async def committed(
+        self, partition: TopicPartition, metadata: Literal[False] = False,
+        timeout_ms: int | None = None,
+    ) -> int | None: ...  # fmt: skip
+
+    @overload
+    async def committed(
+        self, partition: TopicPartition, metadata: Literal[True], timeout_ms: int | None = None
+    ) -> OffsetAndMetadata | None: ...
+
+    @overload
+    async def committed(
+        self, partition: TopicPartition, metadata: bool, timeout_ms: int | None = None
+    ) -> int | OffsetAndMetadata | None: ...
+
+    async def committed(  # the one definition at runtime: a coroutine function, as tested
+        self, partition: TopicPartition, metadata: bool = False, timeout_ms: int | None = None
+    ) -> int | OffsetAndMetadata | None: ...
+
+    async def position(
+        self, partition: TopicPartition, timeout_ms: int | None = None
+    ) -> int | None: ...
+
+    def seek(self, partition: TopicPartition, offset: int) -> None: ...
+
+    def seek_to_beginning(self, *partitions: TopicPartition) -> None: ...
+
+    def seek_to_end(self, *partitions: TopicPartition) -> None: ...
+
+    def assignment(self) -> set[TopicPartition]: ...
+
+    def pause(self, *partitions: TopicPartition) -> None: ...
+
+    def resume(self, *partitions: TopicPartition) -> None: ...
+
+    def paused(self) -> set[TopicPartition]: ...
+
+    async def beginning_offsets(
+        self, partitions: Iterable[TopicPartition], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, int]: ...
+
+    async def end_offsets(
+        self, partitions: Iterable[TopicPartition], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, int]: ...
+
+    async def offsets_for_times(
+        self, timestamps: Mapping[TopicPartition, int], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, OffsetAndTimestamp | None]: ...
+
+    async def partitions_for_topic(self, topic: str) -> set[int]: ...
+
+    async def topics(self) -> set[str]: ...
+
+    def highwater(self, partition: TopicPartition) -> int | None: ...
+
+    def group_metadata(self) -> GroupMetadata: ...
+
+
+class AsyncRebalanceListener:
+    """Base for KIP-1306 listeners awaited on kafka-python 3's IO loop (its
+    ``AsyncConsumerRebalanceListener`` with a view): override with ``async def``; lost
+    defaults to revoked. Needs kafka-python >= 3."""
+
+    #: How the callbacks are logged: when one is slow, and the level of its record.
+    callback_logging: CallbackLogging = CallbackLogging()
+
+    async def on_partitions_assigned(
+        self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer, /
+    ) -> None:
+        """Partitions now owned: seek to externally stored offsets or re-pause here."""
+
+    async def on_partitions_revoked(
+        self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer, /
+    ) -> None:
+        """Partitions about to move: ``await consumer.commit(...)`` processed offsets here."""
+
+    async def on_partitions_lost(
+        self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer, /
+    ) -> None:
+        """Partitions already owned elsewhere; defaults to :meth:`on_partitions_revoked`."""
+        await self.on_partitions_revoked(partitions, consumer)
+
+
+#: Per IO thread: the kafka-python 3 loop of the async callback running there (to_thread).
+_callback_loop = threading.local()
+
+
+async def to_thread(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run blocking work of an :class:`AsyncRebalanceListener` callback on a worker thread.
+
+    kafka-python 3's IO loop is not asyncio's, so ``asyncio.to_thread`` cannot be awaited
+    there; this can, and the loop keeps heartbeating meanwhile. Outside kafka-python 3 (the
+    test harness) the function runs inline.
+    """
+    net = getattr(_callback_loop, "net", False)
+    if net is False:
+        raise RuntimeError(
+            "to_thread() is for the body of an AsyncRebalanceListener callback, which "
+            "kafka-python 3 awaits on its IO loop"
+        )
+    if net is None:
+        return function(*args, **kwargs)
+    result: T = await _in_thread(net, lambda: function(*args, **kwargs))
+    return result
+
+
+def _in_thread(net: Any, work: Callable[[], Any]) -> Any:
+    """A kafka Future of ``work()`` run on a new worker thread, resolved on the IO thread
+    (which owns its waiters: a Future resolved elsewhere would not wake the loop)."""
+    from kafka.future import Future
+
+    done = Future()
+    outcome: list[Any] = []
+
+    def resolve() -> None:
+        if isinstance(outcome[0], BaseException):
+            done.failure(outcome[0])
+        else:
+            done.success(outcome[1])
+
+    def run() -> None:
+        try:
+            outcome[:] = [None, work()]
+        except BaseException as exc:
+            outcome[:] = [exc]
+        finally:
+            try:
+                net.call_soon_threadsafe(resolve)
+            except Exception:  # loop already closed: nobody is waiting any more
+                log.debug("IO loop gone before %r finished", work, exc_info=True)
+
+    threading.Thread(target=run, name="rebalance-guard-worker", daemon=True).start()
+    return done
+
+
 def _forward_timeout(name: str) -> Any:
     """Like :func:`forward`, but omits ``timeout_ms=None``: kafka-python 2 lacks that argument.
 
@@ -341,6 +540,49 @@ class KafkaPythonRebalanceView(ExpiringView):
         return method()
 
 
+def _coroutine_of(name: str) -> Any:
+    """An async view method: the sync view's own ``name`` (same checks, same semantics) as a
+    tracked coroutine that runs it off the IO thread (``KafkaPythonAsyncRebalanceView._run``)."""
+    sync = KafkaPythonRebalanceView.__dict__[name]
+    sync = getattr(sync, "__wrapped__", sync)  # unbooked: the async view books when awaited
+
+    def method(self: KafkaPythonAsyncRebalanceView, *args: Any, **kwargs: Any) -> Any:
+        self._check(name)
+        return self._track(name, self._run(sync, args, kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = sync.__doc__
+    return method
+
+
+class KafkaPythonAsyncRebalanceView(KafkaPythonRebalanceView, AsyncView):
+    """The runtime :class:`AsyncRebalanceConsumer`: the sync view, with the calls that block
+    on kafka-python 3's IO thread as coroutines run on a worker thread meanwhile."""
+
+    __slots__ = ("_net",)
+
+    def __init__(self, target: Any, callback: str, net: Any) -> None:
+        super().__init__(target, callback)
+        self._net = net  # None: run inline (the harness, which has no IO loop)
+
+    async def _run(
+        self, sync: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if self._net is None:
+            return sync(self, *args, **kwargs)
+        return await _in_thread(self._net, lambda: sync(self, *args, **kwargs))
+
+    # KAFKA_PYTHON_ASYNC_VIEW_COROUTINES (tests hold the two to each other)
+    commit = _coroutine_of("commit")
+    committed = _coroutine_of("committed")
+    position = _coroutine_of("position")
+    beginning_offsets = _coroutine_of("beginning_offsets")
+    end_offsets = _coroutine_of("end_offsets")
+    offsets_for_times = _coroutine_of("offsets_for_times")
+    partitions_for_topic = _coroutine_of("partitions_for_topic")
+    topics = _coroutine_of("topics")
+
+
 class _Dispatcher:
     """Calls one user listener's callbacks with a fresh view each, and keeps their errors."""
 
@@ -350,30 +592,72 @@ class _Dispatcher:
         listener: object,
         state: _ConsumerState,
         protocol: str | None = None,
+        net: Any = None,
     ) -> None:
         self._consumer = consumer
         self._state = state
         self._listener = listener
         settings_of(listener)  # a wrong callback_logging fails here, not in a rebalance
         self._protocol = protocol  # None: kafka-python's coordinator tells (_protocol_now)
+        self._net = net  # kafka-python 3's IO loop; None: async callbacks' calls run inline
+        #: An AsyncRebalanceListener: its coroutine callbacks are awaited on the IO loop.
+        self.asynchronous = _async_listener(listener)
         owner = type(listener).__name__
-        self._callbacks: dict[str, tuple[Callable[..., object], bool, str]] = {}
+        self._callbacks: dict[str, tuple[Callable[..., Any], bool, str]] = {}
         for name in CALLBACKS:
-            callback = _resolve(listener, name)
+            callback = _resolve(listener, name, self.asynchronous)
             self._callbacks[name] = (callback, takes_view(callback), f"{owner}.{name}")
 
     def dispatch(self, name: str, partitions: Any) -> None:
-        """Run the callback; on close() re-raise its error, otherwise keep it for poll()."""
+        """Run the callback; on close() re-raise its error, otherwise keep it for poll().
+
+        An async callback is driven to its end on this thread (the harness: every view call
+        runs inline, so only an unfinished kafka Future could suspend it).
+        """
+        if self.asynchronous:
+            _drive(self.dispatch_async(name, partitions), self._callbacks[name][2])
+            return
         callback, with_view, label = self._callbacks[name]
         view = KafkaPythonRebalanceView(self._consumer, label)
         if name == "on_partitions_lost":
             view._lose(partitions)
-        try:
-            with live(view, partitions, listener=self._listener, protocol=self._protocol_now()):
+        protocol = self._protocol_now()
+        with (
+            self._outcome(name, partitions, label),
+            live(view, partitions, listener=self._listener, protocol=protocol),
+        ):
+            if with_view:
+                callback(partitions, view)
+            else:
+                callback(partitions)
+
+    async def dispatch_async(self, name: str, partitions: Any) -> None:
+        """:meth:`dispatch` for an :class:`AsyncRebalanceListener`, awaited on the IO loop."""
+        callback, with_view, label = self._callbacks[name]
+        view = KafkaPythonAsyncRebalanceView(self._consumer, label, self._net)
+        if name == "on_partitions_lost":
+            view._lose(partitions)
+        protocol = self._protocol_now()
+        with (
+            self._outcome(name, partitions, label),
+            awaited(view, partitions, listener=self._listener, protocol=protocol),
+        ):
+            previous = getattr(_callback_loop, "net", False)
+            _callback_loop.net = self._net
+            try:
                 if with_view:
-                    callback(partitions, view)
+                    await callback(partitions, view)
                 else:
-                    callback(partitions)
+                    await callback(partitions)
+            finally:
+                _callback_loop.net = previous
+
+    @contextmanager
+    def _outcome(self, name: str, partitions: Any, label: str) -> Iterator[None]:
+        """After a callback: its error re-raised on close(), else kept for poll(); revoked
+        and lost partitions' pause cleared."""
+        try:
+            yield
         except Exception as exc:
             if getattr(self._consumer, "_closed", False):
                 raise
@@ -407,24 +691,75 @@ class _Dispatcher:
             self._consumer.resume(*stale)
 
 
-def _resolve(listener: object, name: str) -> Callable[..., object]:
-    """The callable for ``name``; a lost callback not overridden falls back to revoked."""
+def _async_listener(listener: object) -> bool:
+    """An :class:`AsyncRebalanceListener`, refused where kafka-python cannot await it."""
+    if not isinstance(listener, AsyncRebalanceListener):
+        return False
+    from kafka.future import Future
+
+    if not hasattr(Future, "__await__"):
+        raise TypeError(
+            f"{type(listener).__name__} is an AsyncRebalanceListener, which needs kafka-python "
+            f">= 3 (it awaits callbacks on its IO loop); kafka-python 2 runs listeners on the "
+            f"polling thread, where a RebalanceListener's def callbacks may block: use that"
+        )
+    return True
+
+
+def _resolve(listener: object, name: str, asynchronous: bool = False) -> Callable[..., Any]:
+    """The callable for ``name``; a lost callback not overridden falls back to revoked.
+
+    ``def`` for a :class:`RebalanceListener` (or any other listener), ``async def`` for an
+    :class:`AsyncRebalanceListener`: the view each gets differs (blocking or awaitable).
+    """
     if name == "on_partitions_lost" and (
         not hasattr(listener, name)
-        or getattr(type(listener), name, None) is RebalanceListener.on_partitions_lost
+        or getattr(type(listener), name, None)
+        in (RebalanceListener.on_partitions_lost, AsyncRebalanceListener.on_partitions_lost)
     ):
         name = "on_partitions_revoked"
-    callback: Callable[..., object] | None = getattr(listener, name, None)
+    callback: Callable[..., Any] | None = getattr(listener, name, None)
     if not callable(callback):
         raise TypeError(f"{type(listener).__name__} has no callable {name}()")
-    if inspect.iscoroutinefunction(callback):
+    owner = type(listener).__name__
+    if asynchronous and not inspect.iscoroutinefunction(callback):
         raise TypeError(
-            f"{type(listener).__name__}.{name}() is async: kafka-python listeners are "
-            f"synchronous (rebalance_guard runs them off kafka-python 3's IO thread, where the "
-            f"view's blocking commit()/seek() are safe); use def, and for your own asyncio work "
-            f"asyncio.run_coroutine_threadsafe(coro, loop).result()"
+            f"{owner}.{name}() is not async: an AsyncRebalanceListener's callbacks are awaited "
+            f"on kafka-python 3's IO loop with an awaitable view; use async def, or derive "
+            f"from RebalanceListener for def callbacks"
+        )
+    if not asynchronous and inspect.iscoroutinefunction(callback):
+        raise TypeError(
+            f"{owner}.{name}() is async: a RebalanceListener's callbacks are synchronous "
+            f"(rebalance_guard runs them off kafka-python 3's IO thread, where the view's "
+            f"blocking commit()/seek() are safe); use def, or derive from "
+            f"AsyncRebalanceListener for async def callbacks (kafka-python >= 3)"
         )
     return callback
+
+
+def _drive(coroutine: Coroutine[Any, Any, None], label: str) -> None:
+    """Run an async callback's coroutine to its end here, without an IO loop (the harness).
+
+    Its view calls run inline and kafka-python's resolved Futures do not suspend; anything
+    else it awaits would need kafka-python 3's loop, so the callback is told so.
+    """
+    from kafka.future import Future
+
+    try:
+        pending = coroutine.send(None)
+        while True:
+            what = type(pending).__name__
+            if isinstance(pending, Future):
+                what = "an unresolved kafka Future"
+            pending = coroutine.throw(
+                RuntimeError(
+                    f"{label}() awaited {what}, which only kafka-python 3's IO loop can "
+                    f"wait for: there is none here"
+                )
+            )
+    except StopIteration:
+        return
 
 
 class _InlineGuard:
@@ -462,10 +797,12 @@ def _generation_reset(coordinator: Any) -> bool:
 
 
 class _ThreadedGuard:
-    """kafka-python 3: coroutine callbacks that run the user's callback on a worker thread.
+    """kafka-python 3: coroutine callbacks that keep the user's callback off the IO loop.
 
-    The IO loop keeps serving heartbeats and the worker's own blocking calls (commit,
-    committed, position...) while the coroutine waits for the worker to finish.
+    A ``def`` callback runs on a worker thread: the IO loop keeps serving heartbeats and the
+    worker's own blocking calls (commit, committed, position...) while the coroutine waits
+    for it. An :class:`AsyncRebalanceListener`'s callback is awaited here, on the loop; its
+    view runs each blocking call on a worker thread the same way.
     """
 
     def __init__(self, dispatcher: _Dispatcher, net: Any, state: _ConsumerState) -> None:
@@ -486,30 +823,10 @@ class _ThreadedGuard:
         await self._offload("on_partitions_lost", partitions)
 
     async def _offload(self, name: str, partitions: Any) -> None:
-        from kafka.future import Future
-
-        done = Future()
-        outcome: list[BaseException] = []
-
-        def resolve() -> None:  # runs on the IO thread, which owns the future's waiters
-            if outcome:
-                done.failure(outcome[0])
-            else:
-                done.success(None)
-
-        def work() -> None:
-            try:
-                self.dispatcher.dispatch(name, partitions)
-            except BaseException as exc:
-                outcome.append(exc)
-            finally:
-                try:
-                    self._net.call_soon_threadsafe(resolve)
-                except Exception:  # loop already closed: nobody is waiting any more
-                    log.debug("IO loop gone before %s() finished", name, exc_info=True)
-
-        threading.Thread(target=work, name=f"rebalance-guard-{name}", daemon=True).start()
-        await done
+        if self.dispatcher.asynchronous:
+            await self.dispatcher.dispatch_async(name, partitions)
+        else:
+            await _in_thread(self._net, lambda: self.dispatcher.dispatch(name, partitions))
 
 
 class _ConsumerState:
@@ -691,14 +1008,15 @@ def _is_client_listener(listener: object) -> bool:
 
 def set_rebalance_listener(
     consumer: KafkaConsumer,
-    listener: RebalanceListener | ConsumerRebalanceListener | None,
+    listener: RebalanceListener | AsyncRebalanceListener | ConsumerRebalanceListener | None,
 ) -> None:
     """Register ``listener`` on ``consumer`` (replacing any), or remove it with ``None``.
 
     Legal before or after ``subscribe()``; effective from the next ``poll()``. A
     kafka-python ``ConsumerRebalanceListener`` (or 3.x ``AsyncConsumerRebalanceListener``)
     is registered unchanged: one-arg callbacks, the client's own threading. Anything else
-    gets KIP-1306 two-arg callbacks with a view (one-arg methods are called as before).
+    gets KIP-1306 two-arg callbacks with a view (one-arg methods are called as before): an
+    :class:`AsyncRebalanceListener` (kafka-python >= 3) an awaitable one.
     """
     from kafka import KafkaConsumer
 
@@ -707,9 +1025,9 @@ def set_rebalance_listener(
     state = _state(consumer)
     registered: object | None = listener
     if listener is not None and not _is_client_listener(listener):
-        dispatcher = _Dispatcher(consumer, listener, state)
         net = getattr(consumer, "_net", None)
         threaded = hasattr(consumer._coordinator, "_invoke_rebalance_listener_async")
+        dispatcher = _Dispatcher(consumer, listener, state, net=net if threaded else None)
         registered = (
             _ThreadedGuard(dispatcher, net, state)
             if threaded
