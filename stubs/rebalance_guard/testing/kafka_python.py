@@ -13,6 +13,12 @@ cleared on revoked partitions, and an exception raised after the rebalance compl
     harness.set_positions({tp: 42})
     harness.revoke([tp])
     assert harness.committed == {tp: 42}
+
+An :class:`~rebalance_guard.kafka_python.AsyncRebalanceListener` (kafka-python >= 3) is
+driven the same way, its ``async def`` callbacks run to their end by each step with the
+runtime's :class:`~rebalance_guard.kafka_python.KafkaPythonAsyncRebalanceView`: its
+coroutines run inline (there is no IO loop here), an unawaited one is the runtime's
+``NotAwaitedError``, and ``to_thread`` calls its function inline.
 """
 
 from __future__ import annotations
@@ -160,7 +166,8 @@ class RecordingConsumer(JavaStyleConsumer):
 
 
 class ListenerHarness(SyncDriver[TopicPartition]):
-    """Runs one listener's rebalances the way ``set_rebalance_listener`` runs them.
+    """Runs one listener's rebalances the way ``set_rebalance_listener`` runs them (sync
+    steps for async listeners too: each step runs the callback to its end).
 
     ``protocol`` chooses what :meth:`rebalance` calls: ``"eager"`` (revoke everything, assign
     everything) or ``"cooperative"`` (only the delta). A callback's exception is raised by the
