@@ -18,7 +18,8 @@ def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     ``__init__``'s. ``index`` 0: the class replaces the defs in their block, at the first one;
     1: it goes just before the statement ``target`` (the ``subscribe()``: lambdas only);
     2: it replaces the statement ``target``, a lambda's assignment. Assignments of the other
-    lambdas go too (they are in the block: the planner checked)."""
+    lambdas go too, and the statements ``dropped`` (they are in the block: the planner
+    checked)."""
     lambdas = [(finder.find(m.target, cst.Lambda), m) for m in edit.lambdas]
     if edit.index == 1:
         statement = finder.find(edit.target, cst.SimpleStatementLine)
@@ -54,7 +55,7 @@ def _gather(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         for lam, _ in lambdas
         if isinstance(assign := finder.parent(lam), cst.Assign)
         and isinstance(line := finder.parent(assign), cst.SimpleStatementLine)
-    ]
+    ] + [finder.find(dropped, cst.SimpleStatementLine) for dropped in edit.dropped]
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.Module | cst.IndentedBlock)

@@ -178,7 +178,23 @@ CASES = [
         c = Consumer({})
         on_revoke = functools.partial(revoke, "t")
         c.subscribe(["a"], on_revoke=on_revoke)
-        """), 10, "on_revoke= is the variable on_revoke, assigned at line 9 from something other than a lambda; pass that function, lambda or functools.partial(...) to subscribe() directly first"),
+        """), 10, "on_revoke= is the variable on_revoke, assigned at line 9 from something other than a lambda or a def's name; pass that function, lambda or functools.partial(...) to subscribe() directly first"),
+    ("cf-def-variable-used-twice", cf("""
+        def on_assign(consumer, partitions):
+            pass
+        cb = on_assign
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=cb)
+        keep(cb)
+        """), 9, "on_assign= is the variable cb (line 7), which is bound again or used elsewhere too; pass on_assign to subscribe() directly first"),
+    ("cf-def-variable-in-another-block", cf("""
+        def on_assign(consumer, partitions):
+            pass
+        def run():
+            cb = on_assign
+            c = Consumer({})
+            c.subscribe(["a"], on_assign=cb)
+        """), 10, "on_assign= is the variable cb (line 8), assigned outside the block defining on_assign (where the listener class goes) or not on a line of its own; pass on_assign to subscribe() directly first"),
     ("aio-lambda", aio("""
         async def main():
             c = AIOConsumer({})

@@ -101,6 +101,8 @@ class Edit:
     #: ``gather``: functions of ``names`` that stay where they are (something else uses them
     #: too): the listener method calls the function instead of becoming it
     delegated: tuple[str, ...] = ()
+    #: ``gather``: statements of the block that go (``cb = handler``: a variable naming a def)
+    dropped: tuple[Span, ...] = ()
 
 
 @dataclass

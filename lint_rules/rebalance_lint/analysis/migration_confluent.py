@@ -45,8 +45,14 @@ from rebalance_lint.analysis.migration_expressions import (
 )
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.model import Analysis, dotted
-from rebalance_lint.analysis.shapes import confluent_functions, lambdas, partials
+from rebalance_lint.analysis.shapes import (
+    callback_variables,
+    confluent_functions,
+    lambdas,
+    partials,
+)
 from rebalance_lint.analysis.shapes.callback_takes_view import _assigns_itself, _check_callback
+from rebalance_lint.analysis.shapes.callback_variables import dropped_aliases
 from rebalance_lint.analysis.shapes.confluent_functions import _placement, _used_only_here
 from rebalance_lint.analysis.shapes.lambdas import _lambda_tail
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
@@ -70,6 +76,7 @@ CALLBACK_SHAPES: tuple[Resolve, ...] = (
     lambdas.resolve,
     partials.resolve,
     confluent_functions.resolve,
+    callback_variables.resolve,
 )
 
 
@@ -185,6 +192,9 @@ def _plan_site(
     if isinstance(placement, str):
         return placement
     anchor, mode = placement
+    dropped = dropped_aliases(callbacks, call, anchor, facts)
+    if isinstance(dropped, str):
+        return dropped
     bound = _bound_arguments(callbacks, facts)
     if isinstance(bound, str):
         return bound
@@ -234,6 +244,7 @@ def _plan_site(
             lambdas=tuple(lambdas),
             bound=tuple(attributes),
             delegated=tuple(sorted(delegated)),
+            dropped=dropped,
         )
     )
     arguments = ", ".join(bound.values())

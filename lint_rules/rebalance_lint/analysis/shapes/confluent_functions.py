@@ -19,6 +19,7 @@ from rebalance_lint.analysis.confluent_callback import (
 )
 from rebalance_lint.analysis.migration_facts import FileFacts, statement_layout
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.callback_variables import alias_value
 
 
 def _used_only_here(callback: _Callback, call: ast.Call, facts: FileFacts) -> str | None:
@@ -32,6 +33,8 @@ def _used_only_here(callback: _Callback, call: ast.Call, facts: FileFacts) -> st
     else:
         name = function.name
         refs = facts.bindings.references(function, name)
+        alias = alias_value(callback, facts)  # cb = handler: goes with the def
+        refs = [r for r in refs if r is not alias] if refs is not None else None
     if refs is None or not all(
         _argument_of(r, call, facts) or _wrapped_by_argument(r, call, facts) for r in refs
     ):

@@ -1,6 +1,7 @@
 """Shape: callbacks the planner cannot see the definition of: imported, attributes of other
 objects, container items, calls, or ``on_assign=`` variables assigned from something other
-than a lambda. A refusal naming the next step (define or pass the function directly)."""
+than a lambda or a def's name (:mod:`.lambdas`, :mod:`.callback_variables`). A refusal
+naming the next step (define or pass the function directly)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _not_a_def(keyword: str, value: ast.expr, facts: FileFacts) -> str:
     if isinstance(bound, ast.Name) and isinstance(facts.parent(bound), ast.Assign):
         return (
             f"{keyword}= is the variable {bound.id}, assigned at line {bound.lineno} from "
-            "something other than a lambda; pass that function, lambda or "
+            "something other than a lambda or a def's name; pass that function, lambda or "
             "functools.partial(...) to subscribe() directly first"
         )
     return (
