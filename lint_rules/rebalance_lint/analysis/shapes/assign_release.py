@@ -15,6 +15,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import FileFacts, containing_list, statement_layout
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.assign_at_offsets import _each_at_an_offset
+from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
 from rebalance_lint.analysis.shapes.displayed_consumer import only_computes
 
 
@@ -92,7 +93,14 @@ def _plan_final(
         len(call.args) == 1
         and not call.keywords
         and isinstance(call.args[0], ast.Name)
-        and call.args[0].id == partitions
+        and (
+            call.args[0].id == partitions
+            or (
+                name in _ASSIGNS
+                and not isinstance(function, ast.Lambda)
+                and collects_every_partition(call.args[0], partitions, function, facts)
+            )
+        )
     )
     if name in _ASSIGNS:
         at_offsets = (

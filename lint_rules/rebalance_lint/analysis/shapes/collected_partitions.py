@@ -1,0 +1,86 @@
+"""Shape: ``on_assign`` collecting every partition it got into a list, then assigning that
+list (REAL_WORLD.md's assign to set starting offsets, written as a loop)::
+
+    to_assign = []
+    for partition in partitions:
+        partition.offset = load(partition)   # anything not touching to_assign
+        to_assign.append(partition)
+    consumer.assign(to_assign)
+
+The list holds exactly the callback's partitions (the same objects, offsets set on them),
+so the assign is ``assign(partitions)`` and becomes its seek loop (:mod:`.assign_release`).
+Only where that is certain: the list starts empty in the callback's own body, the loop runs
+once over the partitions parameter there, appends its loop variable (never rebound) as the
+last statement of its body, unconditionally, with no ``break``/``continue``/``return`` in
+it, and nothing else uses the list but the assign.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.migration_facts import FileFacts
+from rebalance_lint.analysis.shape import Shape
+
+_LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom)
+
+
+def collects_every_partition(
+    arg: ast.expr, partitions: str, function: Function, facts: FileFacts
+) -> bool:
+    """Whether ``arg`` names a list the callback filled with each of its partitions."""
+    if not isinstance(arg, ast.Name):
+        return False
+    bound = facts.bindings.binding(arg)
+    start = facts.parent(bound) if bound is not None else None
+    if not (
+        isinstance(bound, ast.Name)
+        and isinstance(start, ast.Assign | ast.AnnAssign)
+        and (start.targets == [bound] if isinstance(start, ast.Assign) else start.target is bound)
+        and isinstance(start.value, ast.List)
+        and not start.value.elts
+        and start in function.body
+    ):
+        return False
+    refs = facts.bindings.references(bound, arg.id)
+    others = [r for r in refs or [] if r is not arg]
+    if refs is None or len(others) != 1:
+        return False
+    method = facts.parent(others[0])
+    append = facts.parent(method) if method is not None else None
+    statement = facts.parent(append) if append is not None else None
+    loop = facts.parent(statement) if statement is not None else None
+    return (
+        isinstance(method, ast.Attribute)
+        and method.attr == "append"
+        and isinstance(append, ast.Call)
+        and append.func is method
+        and len(append.args) == 1
+        and not append.keywords
+        and isinstance(statement, ast.Expr)
+        and isinstance(loop, ast.For)
+        and loop in function.body
+        and function.body.index(start) < function.body.index(loop)
+        and loop.body[-1] is statement
+        and not loop.orelse
+        and isinstance(loop.iter, ast.Name)
+        and loop.iter.id == partitions
+        and isinstance(loop.target, ast.Name)
+        and isinstance(append.args[0], ast.Name)
+        and append.args[0].id == loop.target.id
+        and facts.bindings.references(loop.target, loop.target.id) is not None
+        and not any(isinstance(n, _LEAVES) for s in loop.body for n in ast.walk(s))
+    )
+
+
+SHAPE = Shape(
+    name="partitions collected into a list",
+    planner="confluent",
+    recognises=(
+        "consumer.assign(name) in on_assign where name = [] and a top-level for over the "
+        "partitions appends its loop variable last, unconditionally"
+    ),
+    plan="seek_loop over the partitions (as assign(partitions))",
+    fixtures=("tests/codemods/test_collected_partitions.py",),
+)
