@@ -28,7 +28,8 @@ from rebalance_codemods.syntax import (
 
 
 def _split_subscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
-    """``c.subscribe(t, listener=l)`` -> ``set_rebalance_listener(c, l)`` + ``c.subscribe(t)``."""
+    """``c.subscribe(t, listener=l)`` -> ``set_rebalance_listener(c, l)`` + ``c.subscribe(t)``;
+    the arguments ``names`` names (by index) first go into those variables."""
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.SimpleStatementLine)
@@ -45,12 +46,20 @@ def _split_subscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit
                 cst.Arg(call.args[index].value),
             ],
         )
-        first = cst.SimpleStatementLine(body=[cst.Expr(register)], leading_lines=node.leading_lines)
+        args = list(call.args)
+        hoists: list[cst.SimpleStatementLine] = []
+        for position, name, _ in edit.names:  # shapes.hoisted_arguments: evaluated first
+            arg = args[int(position)]
+            assign = cst.Assign([cst.AssignTarget(cst.Name(name))], arg.value)
+            hoists.append(cst.SimpleStatementLine(body=[assign]))
+            args[int(position)] = arg.with_changes(value=cst.Name(name))
+        lines = [*hoists, cst.SimpleStatementLine(body=[cst.Expr(register)])]
+        lines[0] = lines[0].with_changes(leading_lines=node.leading_lines)
         second = node.with_changes(
             leading_lines=(),
-            body=[expr.with_changes(value=call.with_changes(args=drop_arg(call.args, index)))],
+            body=[expr.with_changes(value=call.with_changes(args=drop_arg(args, index)))],
         )
-        return cst.FlattenSentinel([first, second])
+        return cst.FlattenSentinel([*lines, second])
 
     return finder.find(edit.target, cst.SimpleStatementLine), change
 

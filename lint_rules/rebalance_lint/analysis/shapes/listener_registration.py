@@ -1,7 +1,8 @@
 """Shape: ``c.subscribe(topics, listener=l)`` becomes ``set_rebalance_listener(c, l)`` then
-``c.subscribe(topics)``, only for a statement of its own on a plainly named consumer, and only
-when registering the listener first cannot change the order in which the arguments' side
-effects happen; a bare base instance (``listener=ConsumerRebalanceListener()``) too."""
+``c.subscribe(topics)``, only for a statement of its own on a plainly named consumer; where
+registering the listener first could change the order in which the arguments' side effects
+happen, the earlier arguments go into variables first (:mod:`.hoisted_arguments`); a bare
+base instance (``listener=ConsumerRebalanceListener()``) too."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from rebalance_lint.analysis.migration_facts import (
 )
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.hoisted_arguments import hoisted_arguments
 from rebalance_lint.analysis.shapes.listener_creations import _creation_of
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
 
@@ -95,7 +97,9 @@ def _plan_subscribe(
     setter = guard_name(
         facts, facts.index.names, client.guard_module, "set_rebalance_listener", site
     )
-    site.edit(Edit("split_subscribe", span(statement), value=setter))
+    in_order = _evaluated_in_order(call, value, creation, cls, facts, bare_base=bare_base)
+    hoisted = () if in_order else hoisted_arguments(call, value, facts)
+    site.edit(Edit("split_subscribe", span(statement), value=setter, names=hoisted))
     site.sites += 1
     site.planned.add(span(call))
     state.registered_values.add(value)
@@ -137,6 +141,30 @@ def _why_not_splittable(
             "subscribe() takes *args or **kwargs; the listener cannot be located safely; "
             "pass listener= first"
         )
+    assert statement is not None
+    if not _evaluated_in_order(call, listener, creation, cls, facts, bare_base=bare_base) and (
+        isinstance(facts.parent(statement), ast.ClassDef)
+    ):
+        return (
+            "registering the listener first would change the order its arguments are "
+            "evaluated, and in a class body they cannot go into variables first (they would "
+            "become class attributes); compute them into variables first"
+        )
+    return None
+
+
+def _evaluated_in_order(
+    call: ast.Call,
+    listener: ast.expr,
+    creation: ast.Call | None,
+    cls: ast.ClassDef | None,
+    facts: FileFacts,
+    *,
+    bare_base: bool,
+) -> bool:
+    """Whether registering the listener first cannot change the order in which the
+    arguments' side effects happen (else :mod:`.hoisted_arguments` evaluates the earlier
+    ones into variables first)."""
     others = [arg for arg in ordered_args(call) if arg is not listener]
     creation_pure = creation is listener and (
         (
@@ -146,12 +174,7 @@ def _why_not_splittable(
         )
         or bare_base
     )
-    if not (all(is_pure(v) for v in others) or is_pure(listener) or creation_pure):
-        return (
-            "registering the listener first would change the order its arguments are "
-            "evaluated; compute them into variables first"
-        )
-    return None
+    return all(is_pure(v) for v in others) or is_pure(listener) or creation_pure
 
 
 def _init_only_stores(cls: ast.ClassDef, facts: FileFacts) -> bool:
