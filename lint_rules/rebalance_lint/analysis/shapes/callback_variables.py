@@ -89,5 +89,8 @@ SHAPE = Shape(
         "on_assign=/on_revoke=/on_lost= naming a variable bound once by name = <a def of this file>"
     ),
     plan="gather with the variable's assignment in dropped + resubscribe",
-    fixtures=("tests/codemods/test_callback_variables.py",),
+    fixtures=(
+        "tests/codemods/test_callback_variables.py",
+        "tests/codemods/fixtures/callback_variable_def.py",
+    ),
 )

@@ -82,5 +82,8 @@ SHAPE = Shape(
         "partitions appends its loop variable last, unconditionally"
     ),
     plan="seek_loop over the partitions (as assign(partitions))",
-    fixtures=("tests/codemods/test_collected_partitions.py",),
+    fixtures=(
+        "tests/codemods/test_collected_partitions.py",
+        "tests/codemods/fixtures/collected_partitions.py",
+    ),
 )

@@ -49,5 +49,8 @@ SHAPE = Shape(
         "subscribe(listener=...) whose listener and an earlier argument both have side effects"
     ),
     plan="split_subscribe with names: each earlier argument into a variable first",
-    fixtures=("tests/codemods/test_evaluation_order.py",),
+    fixtures=(
+        "tests/codemods/test_evaluation_order.py",
+        "tests/codemods/fixtures/hoisted_arguments.py",
+    ),
 )
