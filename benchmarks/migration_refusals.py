@@ -307,7 +307,11 @@ def main(argv: list[str]) -> int:
     per_code = ", ".join(f"{c} {fixable[c]}/{sites[c]}" for c in sorted(sites))
     print(f"KRB2xx sites: {all_sites}, migrated automatically: {automatic} ({share:.1f}%)")
     print(f"  by code (migrated/all): {per_code or 'none'}")
-    print(f"refused sites: {sum(reasons.values())}, by reason (names and lines stripped):")
+    print(
+        f"manual sites: {all_sites - automatic} (no reason given: {total.no_reason}); "
+        f"refusals given: {sum(reasons.values())} (one may cover several sites), "
+        "by reason (names and lines stripped):"
+    )
     for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
         print(f"  {count:4d}  {reason}")
     problems = total.broken + [f"{p}: a second run changes it" for p in total.not_idempotent]
