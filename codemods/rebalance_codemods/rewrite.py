@@ -7,7 +7,8 @@ UTF-8 byte columns to LibCST's code-point columns, and the node kind the action 
 builds the replacement. Nothing here decides whether a site may be migrated.
 
 The editors live by the shapes whose actions they apply (:mod:`.rewrite_listeners`,
-:mod:`.rewrite_gather`, :mod:`.rewrite_owner`, :mod:`.rewrite_fixes`); the import block is
+:mod:`.rewrite_gather`, :mod:`.rewrite_owner`, :mod:`.rewrite_fixes`,
+:mod:`.rewrite_await`); the import block is
 tidied by :mod:`.rewrite_imports`.
 """
 
@@ -20,7 +21,13 @@ import libcst as cst
 from libcst.metadata import CodeRange
 from rebalance_lint.analysis.edits import MigrationPlan
 
-from rebalance_codemods import rewrite_fixes, rewrite_gather, rewrite_listeners, rewrite_owner
+from rebalance_codemods import (
+    rewrite_await,
+    rewrite_fixes,
+    rewrite_gather,
+    rewrite_listeners,
+    rewrite_owner,
+)
 from rebalance_codemods.rewrite_base import (
     _EXPRESSION,
     Editor,
@@ -72,6 +79,7 @@ _EDITORS: dict[str, Editor] = {
     **rewrite_gather.EDITORS,
     **rewrite_owner.EDITORS,
     **rewrite_fixes.EDITORS,
+    **rewrite_await.EDITORS,
 }
 
 __all__ = ["Located", "NodeEdit", "PlanMismatch", "Replacement", "apply", "locate", "tidy_imports"]

@@ -50,6 +50,7 @@ Action = Literal[
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
     "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
     "drop_final",  # at the block holding statement ``target``: that statement goes
+    "await_call",  # at a call: ``await`` it (index 1: parenthesised, a primary's operand)
     # auto-fixes (analysis.fixes): KRB103, KRB104
     "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)
     "set_keyword",  # at a call: keyword ``value`` set to expression ``extra`` (or appended)

@@ -35,7 +35,7 @@ from rebalance_lint.analysis.listener_state import (
 )
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name, methods_of, view_name
 from rebalance_lint.analysis.model import Analysis, IndirectInjection
-from rebalance_lint.analysis.shapes.async_listener_base import ASYNC_BASE
+from rebalance_lint.analysis.shapes.async_listener_base import plan_async_listener
 from rebalance_lint.analysis.shapes.class_refusals import class_refusal
 from rebalance_lint.analysis.shapes.closure_global_consumers import _plan_free_consumer
 from rebalance_lint.analysis.shapes.direct_callback_calls import direct_calls
@@ -109,7 +109,10 @@ def plan_listeners(
         family = MigrationPlan()
         remote = repository.uses(cls) if repository is not None else None
         if kind == "async":
-            reason: str | None = ASYNC_BASE
+            state.remote, state.remote_plans = {}, {}
+            reason: str | None = plan_async_listener(
+                _plan_class, cls, client, state, family, remote, closures.get(cls)
+            )
         else:
             state.remote, state.remote_plans = {}, {}
             reason = _plan_class(cls, client, state, family, remote, closures.get(cls))
