@@ -118,6 +118,85 @@ class TestDefaultedParameters(CodemodTest):
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
+    def test_keyword_only_parameters_with_constant_defaults_stay_keyword_only(self) -> None:
+        """No positional call (the client's, the runtime's) can give them: they keep their
+        defaults, after the view (aiokafka, a confluent function, an owner method)."""
+        before = """
+            from aiokafka import AIOKafkaConsumer
+            from aiokafka.abc import ConsumerRebalanceListener
+            from confluent_kafka import Consumer
+
+
+            class Log(ConsumerRebalanceListener):
+                async def on_partitions_assigned(self, assigned, *, verbose=False):
+                    print(assigned, verbose)
+
+                async def on_partitions_revoked(self, revoked):
+                    pass
+
+
+            def on_assign(consumer, partitions, retries=3, *, verbose=False):
+                print(partitions, retries, verbose)
+
+
+            class Service:
+                def __init__(self):
+                    self._consumer = Consumer({})
+
+                def run(self):
+                    self._consumer.subscribe(["t"], on_revoke=self._on_revoke)
+
+                def _on_revoke(self, consumer, partitions, *, label="svc"):
+                    print(label, partitions)
+
+
+            async def main():
+                a = AIOKafkaConsumer()
+                a.subscribe(["t"], listener=Log())
+                c = Consumer({})
+                c.subscribe(["t"], on_assign=on_assign)
+        """
+        after = """
+            from aiokafka import AIOKafkaConsumer
+            from confluent_kafka import Consumer
+            from rebalance_guard.confluent_kafka import RebalanceConsumer as GuardRebalanceConsumer, RebalanceListener as GuardRebalanceListener, subscribe
+            from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener
+
+
+            class Log(RebalanceListener):
+                async def on_partitions_assigned(self, assigned, consumer: RebalanceConsumer, *, verbose=False):
+                    print(assigned, verbose)
+
+                async def on_partitions_revoked(self, revoked, consumer: RebalanceConsumer):
+                    pass
+
+
+            class RebalanceCallbacks(GuardRebalanceListener):
+                def on_partitions_assigned(self, partitions, consumer: GuardRebalanceConsumer, retries=3, *, verbose=False):
+                    print(partitions, retries, verbose)
+
+
+            class Service(GuardRebalanceListener):
+                def __init__(self):
+                    self._consumer = Consumer({})
+
+                def run(self):
+                    subscribe(self._consumer, ["t"], self)
+
+                def on_partitions_revoked(self, partitions, consumer: GuardRebalanceConsumer, *, label="svc"):
+                    print(label, partitions)
+
+
+            async def main():
+                a = AIOKafkaConsumer()
+                set_rebalance_listener(a, Log())
+                a.subscribe(["t"])
+                c = Consumer({})
+                subscribe(c, ["t"], RebalanceCallbacks())
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+
 
 CONFLUENT = "from confluent_kafka import Consumer\n\nc = Consumer({})\n"
 REFUSED = [
@@ -150,6 +229,19 @@ def test_what_is_not_provably_the_same_stays_refused(name: str, source: str, rea
     result = migrate_source(textwrap.dedent(source).encode(), "app.py")
     assert result.status == "ok" and result.new_source is None, result
     assert reason in [m.reason for m in result.manual], result.manual
+
+
+def test_a_keyword_only_parameter_without_a_constant_default_stays_refused() -> None:
+    source = (
+        "from kafka import ConsumerRebalanceListener, KafkaConsumer\n\n"
+        "class L(ConsumerRebalanceListener):\n"
+        "    def on_partitions_revoked(self, revoked, *, log=print):\n        pass\n\n"
+        "    def on_partitions_assigned(self, assigned, *, must):\n        pass\n\n"
+        "c = KafkaConsumer()\nc.subscribe(['t'], listener=L())\n"
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert result.new_source is None
+    assert any("takes *args, keyword-only or **kwargs" in m.reason for m in result.manual)
 
 
 def test_a_kafka_python_listener_with_a_computed_default_stays_refused() -> None:

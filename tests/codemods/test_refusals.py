@@ -185,6 +185,11 @@ CASES = [
         on_revoke = functools.partial(revoke, "t")
         c.subscribe(["a"], on_revoke=on_revoke)
         """), 10, "on_revoke= is the variable on_revoke, assigned at line 9 from something other than a lambda or a def's name; pass that function, lambda or functools.partial(...) to subscribe() directly first"),
+    ("cf-callback-parameter", cf("""
+        def start(topics, callback):
+            c = Consumer({})
+            c.subscribe(topics, on_assign=callback)
+        """), 7, "on_assign= is callback, a parameter of start(): the callback is whatever its callers pass, which this subscribe() cannot be rewritten for; call subscribe() where the callbacks are defined (or take a listener there) first"),
     ("cf-def-variable-used-twice", cf("""
         def on_assign(consumer, partitions):
             pass

@@ -1,6 +1,7 @@
 """Shape: callbacks with extra parameters after the client's own, each with a constant default
 (``def on_assign(consumer, partitions, retries=3)``, ``def on_partitions_revoked(self,
-revoked, flush=True)``): issue 25's "signatures with extra defaulted parameters".
+revoked, flush=True)``, keyword-only ``*, verbose=False`` too): issue 25's "signatures with
+extra defaulted parameters".
 
 The client always calls a callback with its own arguments only (confluent ``(consumer,
 partitions)``, kafka-python and aiokafka ``(partitions)``), so every extra parameter takes its
@@ -26,15 +27,18 @@ from rebalance_lint.analysis.shape import Shape
 
 
 def extra_defaulted(args: ast.arguments, taken: int) -> bool:
-    """Whether ``args`` is ``taken`` parameters without defaults followed by at least one with a
-    constant default, and nothing else (no positional-only, ``*args``, keyword-only or
-    ``**kwargs``)."""
+    """Whether ``args`` is ``taken`` parameters without defaults followed by at least one more,
+    positional or keyword-only (after a bare ``*``), each with a constant default, and nothing
+    else (no positional-only, ``*args`` or ``**kwargs``). A keyword-only parameter is never
+    given by a positional call, the client's or the runtime's, so it keeps its default too."""
     extra = len(args.args) - taken
     return (
-        extra > 0
-        and not (args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg)
+        extra >= 0
+        and extra + len(args.kwonlyargs) > 0
+        and not (args.posonlyargs or args.vararg or args.kwarg)
         and len(args.defaults) == extra
         and all(_constant(default) for default in args.defaults)
+        and all(d is not None and _constant(d) for d in args.kw_defaults)
     )
 
 

@@ -26,12 +26,12 @@ def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
         return (
             f"{label} is async, which {client.name} listeners cannot be; make it a plain def first"
         )
-    if args.vararg or args.kwonlyargs or args.kwarg:
+    extra = extra_defaulted(args, 2)  # (self, partitions, flag=True): the client passes one
+    if args.vararg or args.kwarg or (args.kwonlyargs and not extra):
         return (
             f"{label} takes *args, keyword-only or **kwargs parameters; "
             "take (self, partitions) first"
         )
-    extra = extra_defaulted(args, 2)  # (self, partitions, flag=True): the client passes one
     if (args.posonlyargs or len(args.args) != 2) and not extra:
         return f"{label} does not take exactly (self, partitions); fix its signature first (KRB109)"
     if args.defaults and not extra:

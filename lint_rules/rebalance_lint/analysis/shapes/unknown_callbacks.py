@@ -24,6 +24,26 @@ def _not_a_def(keyword: str, value: ast.expr, facts: FileFacts) -> str:
             f"{keyword}= is imported ({ast.unparse(value)}); the codemod migrates callbacks "
             f"defined in the file that registers them: {fix}"
         )
+    if isinstance(bound, ast.arg):
+        owner = next(
+            (
+                f
+                for f in facts.bindings.ancestors(value)
+                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                and any(a is bound for a in ast.walk(f.args))
+            ),
+            None,
+        )
+        where = (
+            "a lambda"
+            if not isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef)
+            else (f"{owner.name}()")
+        )
+        return (
+            f"{keyword}= is {bound.arg}, a parameter of {where}: the callback is whatever its "
+            "callers pass, which this subscribe() cannot be rewritten for; call subscribe() "
+            "where the callbacks are defined (or take a listener there) first"
+        )
     if isinstance(bound, ast.Name) and isinstance(facts.parent(bound), ast.Assign):
         return (
             f"{keyword}= is the variable {bound.id}, assigned at line {bound.lineno} from "
