@@ -33,7 +33,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 from rebalance_lint.analysis.edits import MigrationPlan
@@ -262,7 +262,7 @@ def run(argv: Sequence[str], fixer: FixerLoader | None = None) -> int:
                         "path": str(path),
                         "status": report.status,
                         "reason": report.reason,
-                        "findings": [asdict(f) for f in report.findings],
+                        "findings": [f.as_dict() for f in report.findings],
                     }
                 )
     kinds = count_kinds(reported)

@@ -50,6 +50,18 @@ class Finding:
     fixable: bool
     kind: Kind | None = None
 
+    def as_dict(self) -> dict[str, object]:
+        """The fields by name, in order (``dataclasses.asdict``'s answer, without its deep
+        copy: ``check --output-format json`` writes thousands)."""
+        return {
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+            "fixable": self.fixable,
+            "kind": self.kind,
+        }
+
 
 @dataclass(frozen=True)
 class FileReport:

@@ -1,5 +1,6 @@
 """What the migration planner reads about one file, beyond the rules' model: an index of
-classes, calls and attributes in source order, name bindings, and small expression tests.
+classes, calls and attributes in source order (:mod:`.file_index`), name bindings, and small
+expression tests.
 
 Built only for a file whose model has a migration candidate (``analysis.migration``). What a
 shape decides from these facts lives in its module under :mod:`.shapes`.
@@ -16,26 +17,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.analysis.file_index import FileIndex, build_index
+from rebalance_lint.analysis.file_index import names_in as names_in  # re-exported
+from rebalance_lint.analysis.file_index import source_order as source_order  # re-exported
 from rebalance_lint.analysis.imports import ImportMap
 from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.scopes import Bindings
 
 VIEW_NAMES = ("consumer", "rebalance_consumer", "view")
-
-
-@dataclass
-class FileIndex:
-    """Nodes collected in one source-order walk (the order edits and aliases are decided in)."""
-
-    classes: list[ast.ClassDef] = field(default_factory=list)
-    calls: list[ast.Call] = field(default_factory=list)
-    method_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
-    attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
-    packages: set[str] = field(default_factory=set)  # top-level packages imported absolutely
-    names: set[str] = field(default_factory=set)  # every name the file binds or uses
-    claimed: dict[str, str] = field(default_factory=dict)  # local name -> imported symbol
-    #: top-level packages every import of which sits in ``try:`` ... ``except ImportError``
-    optional: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -107,148 +96,6 @@ def facts_shared() -> Iterator[None]:
         yield
     finally:
         _SHARED.pop()
-
-
-def source_order(root: ast.AST) -> list[ast.AST]:
-    """Every node under ``root`` in source order (decorators before the ``def``/``class``)."""
-    out: list[ast.AST] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        stack.extend(reversed(_children(node)))
-    return out
-
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    """``node``'s children in source order: ``ast.iter_child_nodes``'s, but a definition's
-    decorators first (read from ``_fields`` directly: the index walks every node)."""
-    children: list[ast.AST] = []
-    fields = node._fields
-    if isinstance(node, _DEFINITIONS):
-        children.extend(node.decorator_list)
-        fields = tuple(name for name in fields if name != "decorator_list")
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            children.extend(item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
-            children.append(value)
-    return children
-
-
-def build_index(tree: ast.Module) -> FileIndex:
-    """The :class:`FileIndex` of ``tree``, in one source-order walk: its nodes, the names it
-    binds or uses (:func:`names_in`), and which imports sit in a ``try:`` body that catches
-    ImportError (:attr:`FileIndex.optional`). Leaves that hold none of these (constants,
-    operators, load/store markers) are not visited."""
-    index = FileIndex()
-    names = index.names
-    guarded: set[str] = set()
-    required: set[str] = set()
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, inside = pop()
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-            continue  # its only child is its context
-        if isinstance(node, ast.Call):
-            index.calls.append(node)
-            if isinstance(node.func, ast.Attribute):
-                index.method_calls.setdefault(node.func.attr, []).append(node)
-        elif isinstance(node, ast.Attribute):
-            index.attributes.setdefault(node.attr, []).append(node)
-        elif isinstance(node, ast.ClassDef):
-            index.classes.append(node)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            packages = _imported_packages(node)
-            index.packages |= packages
-            (guarded if inside else required).update(packages)
-        if type(node) in _NAMING:
-            _add_names(node, names)
-        children = _children(node)
-        if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
-            body = {id(stmt) for stmt in node.body}
-            for child in reversed(children):
-                if type(child) not in _LEAVES:
-                    push((child, inside or id(child) in body))
-        else:
-            for child in reversed(children):
-                if type(child) not in _LEAVES:
-                    push((child, inside))
-    index.optional = guarded - required
-    return index
-
-
-#: Node types that bind or use a name themselves (:func:`_add_names`).
-_NAMING = frozenset(
-    {ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.alias,
-     ast.ImportFrom, ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
-     ast.MatchMapping}
-)  # fmt: skip
-#: Node types with nothing for the index under them.
-_LEAVES = frozenset(
-    {ast.Constant, *(t for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
-                                    ast.boolop) for t in base.__subclasses__())}
-)  # fmt: skip
-
-
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-
-
-def _imported_packages(node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The top-level packages an import statement imports absolutely."""
-    if isinstance(node, ast.Import):
-        return {alias.name.partition(".")[0] for alias in node.names}
-    if node.module and not node.level:
-        return {node.module.partition(".")[0]}
-    return set()
-
-
-def _catches_import_error(handler: ast.ExceptHandler) -> bool:
-    caught = handler.type
-    if caught is None:
-        return True
-    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
-    return any(
-        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
-        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
-        for n in names
-    )
-
-
-def names_in(root: ast.AST) -> set[str]:
-    """Every name ``root`` binds or uses (``x.consumer`` and ``f(consumer=...)`` take none)."""
-    names: set[str] = set()
-    for node in ast.walk(root):
-        _add_names(node, names)
-    return names
-
-
-def _add_names(node: ast.AST, names: set[str]) -> None:
-    """The names ``node`` itself binds or uses (not its children's)."""
-    if isinstance(node, ast.Name):
-        names.add(node.id)
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        names.add(node.name)
-    elif isinstance(node, ast.arg):
-        names.add(node.arg)
-    elif isinstance(node, ast.alias):
-        names.add(node.name.partition(".")[0])
-        if node.asname:
-            names.add(node.asname)
-    elif isinstance(node, ast.ImportFrom) and node.module:
-        names.add(node.module.partition(".")[0])
-    elif isinstance(node, ast.Global | ast.Nonlocal):
-        names.update(node.names)
-    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-        names.add(node.name)
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        names.add(node.rest)
 
 
 def view_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

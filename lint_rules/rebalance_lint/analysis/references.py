@@ -23,6 +23,7 @@ from typing import Literal
 from rebalance_lint.analysis.migration_facts import bindings_of
 from rebalance_lint.analysis.program import Program, Unit
 from rebalance_lint.analysis.scopes import Bindings
+from rebalance_lint.analysis.walk import breadth_first
 
 #: ``creation``: ``Cls(...)`` (``node`` is the call); ``unreadable``: the module mentioning the
 #: name cannot be parsed; ``star``: the name is used unbound under a ``from m import *``;
@@ -99,7 +100,7 @@ class _Module:
         self.attributes: dict[str, list[ast.Attribute]] = {}
         self.imports: dict[str, list[tuple[str, ast.ImportFrom]]] = {}  # name -> (local, node)
         self.star: ast.ImportFrom | None = None
-        for node in ast.walk(tree):
+        for node in breadth_first(tree):  # ast.walk's order
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self.names.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):

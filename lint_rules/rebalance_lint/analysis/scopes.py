@@ -14,6 +14,13 @@ import ast
 from dataclasses import dataclass, field
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: The parser's shared instances (one ``Load()`` for a whole tree, one ``Add()``...): no
+#: parent or scope of their own, so not walked.
+_SINGLETONS = frozenset(
+    t
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.boolop)
+    for t in base.__subclasses__()
+)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
@@ -110,12 +117,13 @@ class Bindings:
                 if isinstance(node, _COMPREHENSIONS):
                     inner = NameScope(node, scope)
                 self._bind_or_use(node, scope, annotation)
-                for name, value in ast.iter_fields(node):
+                for name in node._fields:  # ast.iter_fields, without its generator
+                    value = getattr(node, name, None)
                     is_annotation = annotation or name == "annotation"
                     if isinstance(value, list):
                         children += [(n, inner, is_annotation) for n in value
                                      if isinstance(n, ast.AST)]  # fmt: skip
-                    elif isinstance(value, ast.AST):
+                    elif isinstance(value, ast.AST) and type(value) not in _SINGLETONS:
                         children.append((value, inner, is_annotation))
             for child, _, _ in children:
                 self.parent[child] = node

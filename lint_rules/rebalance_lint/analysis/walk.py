@@ -3,22 +3,36 @@
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+#: Node types that hold only a value or an operator, never another node or a name:
+#: constants, operators and the load/store/del markers.
+LEAVES = frozenset(
+    {ast.Constant, *(t for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                    ast.boolop) for t in base.__subclasses__())}
+)  # fmt: skip
 
 
 def body_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
     """Nodes of ``func``'s body in source order; nested functions/classes are not entered."""
     roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
     stack = roots[::-1]
+    push, extend = stack.append, stack.extend
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, _NESTED):
             continue
-        children = list(ast.iter_child_nodes(node))
-        stack.extend(reversed(children))
+        # ast.iter_child_nodes's children (field order), pushed last first; read directly
+        for name in reversed(node._fields):
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                extend(item for item in reversed(value) if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                push(value)
 
 
 def nested_nodes(node: ast.AST) -> Iterator[ast.AST]:
@@ -28,3 +42,21 @@ def nested_nodes(node: ast.AST) -> Iterator[ast.AST]:
         current = stack.pop()
         yield current
         stack.extend(ast.iter_child_nodes(current))
+
+
+def breadth_first(root: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(root)``'s nodes in its order, but none of the :data:`LEAVES` (they are
+    most of a tree's nodes, and nothing that looks for names, calls or imports needs them)."""
+    queue = deque([root])
+    popleft, append = queue.popleft, queue.append
+    while queue:
+        node = popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and type(item) not in LEAVES:
+                        append(item)
+            elif isinstance(value, ast.AST) and type(value) not in LEAVES:
+                append(value)
+        yield node
