@@ -17,7 +17,10 @@ Each round runs, side by side, under ``/usr/bin/time -v``:
   ``REBALANCE_GUARD_CACHE_DIR``), each repository given as one argument (one repository
   each, as in CI);
 * the same command again, nothing changed (the cache warm);
-* ``ruff check --no-cache --select E,F,W REPO...`` on the same arguments.
+* ``ruff check --no-cache --select E,F,W REPO...`` on the same arguments;
+* ``rebalance-guard check --no-cache TREE``: the whole tree as ONE argument (a directory of
+  repositories, each of which has a ``pyproject.toml`` as real ones do), whose output must be
+  the per-repository run's, byte for byte.
 
 It prints each command's wall time, CPU time (user + system, its worker processes included:
 steadier than wall time on a shared machine) and the largest process's peak memory
@@ -56,6 +59,15 @@ class Run:
     cpu: float
     peak_mb: float
     stdout: bytes
+
+
+def mark_repositories(tree: Path) -> None:
+    """Give each repository of the tree the ``pyproject.toml`` a real one has (trees built
+    before this had none): what makes ``check TREE`` check them as separate repositories."""
+    for repository in sorted(p for p in tree.iterdir() if p.is_dir()):
+        marker = repository / "pyproject.toml"
+        if not marker.exists():
+            marker.write_text(f'[project]\nname = "{repository.name}"\n', "utf-8")
 
 
 def build_tree(tree: Path, repos: int, megabytes: float, kafka_share: float) -> None:
@@ -105,12 +117,19 @@ def main() -> None:
     args = parser.parse_args()
     if not args.tree.exists():
         build_tree(args.tree, args.repos, args.megabytes, args.kafka_share)
+    mark_repositories(args.tree)
     repositories = sorted(str(p) for p in args.tree.iterdir() if p.is_dir())
     jobs = [] if args.jobs is None else ["-j", str(args.jobs)]
     check = [str(BIN / "rebalance-guard"), "check", "--output-format", "json", *jobs]
     ruff = [str(BIN / "ruff"), "check", "--no-cache", "--select", "E,F,W", "--exit-zero"]
     print(f"load average before: {os.getloadavg()}, {os.cpu_count()} CPUs")
-    rounds: dict[str, list[Run]] = {"check cold": [], "check warm": [], "ruff": []}
+    whole = [*check[:2], "--no-cache", *check[2:], str(args.tree)]
+    rounds: dict[str, list[Run]] = {
+        "check cold": [],
+        "check warm": [],
+        "ruff": [],
+        "check TREE": [],
+    }
     for _ in range(args.repeat):
         cache = Path(tempfile.mkdtemp(prefix="rebalance-guard-bench-cache-"))
         env = {**os.environ, "REBALANCE_GUARD_CACHE_DIR": str(cache)}
@@ -124,6 +143,10 @@ def main() -> None:
         rounds["check cold"].append(cold)
         rounds["check warm"].append(warm)
         rounds["ruff"].append(timed([*ruff, *repositories], dict(os.environ)))
+        one = timed(whole, dict(os.environ))
+        if one.stdout != cold.stdout:
+            raise SystemExit("check TREE printed other findings than check REPO...")
+        rounds["check TREE"].append(one)
     print(f"load average after: {os.getloadavg()}")
     median = {name: statistics.median(r.wall for r in runs) for name, runs in rounds.items()}
     cpu = {name: statistics.median(r.cpu for r in runs) for name, runs in rounds.items()}
@@ -133,7 +156,8 @@ def main() -> None:
         print(f"{name:11} wall s: {walls} (median {median[name]:.2f}); "
               f"CPU s (median): {cpu[name]:.2f}; peak MB: {peaks}")  # fmt: skip
     ratios = {"cold check / ruff": ("check cold", "ruff"),
-              "warm check / cold check": ("check warm", "check cold")}  # fmt: skip
+              "warm check / cold check": ("check warm", "check cold"),
+              "check TREE / ruff": ("check TREE", "ruff")}  # fmt: skip
     for label, (a, b) in ratios.items():
         print(f"{label}: {median[a] / median[b]:.2f}x wall, {cpu[a] / cpu[b]:.2f}x CPU")
 

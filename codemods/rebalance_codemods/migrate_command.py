@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Literal
 
 from rebalance_lint.api import mentions_kafka
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
+from rebalance_lint.reading import (
+    Unreadable,
+    iter_python_files,
+    read_source,
+    repository_files,
+    repository_parts,
+)
 from rebalance_lint.source import Unparsable, decode
 
 from rebalance_codemods.api import ManualSite, MigrationResult, migrate_source
@@ -92,18 +98,20 @@ def _outcome(
 
 
 def _directory_outcomes(root: Path, mode: Mode, jobs: int) -> Iterable[Outcome]:
-    """A directory as one repository: a listener group's files are written once all of them
-    are rewritten (:func:`rebalance_codemods.repository.iter_repository`)."""
-    sources: dict[str, bytes] = {}
-    named = repository_files(root)
-    for name, path in named.items():
-        source = read_source(path)
-        if isinstance(source, Unreadable):
-            yield Outcome(str(path), error=f"cannot read: {source.status}: {source.reason}")
-        else:
-            sources[name] = source
-    for name, result, pending in iter_repository(sources, plan_only=mode == "check", jobs=jobs):
-        yield _outcome(str(named[name]), sources[name], result, mode, pending)
+    """A directory as one repository (a directory of repositories as each of them, as
+    ``check`` does: :func:`rebalance_lint.reading.repository_parts`): a listener group's
+    files are written once all of them are rewritten
+    (:func:`rebalance_codemods.repository.iter_repository`)."""
+    for named in repository_parts(root) or [repository_files(root)]:
+        sources: dict[str, bytes] = {}
+        for name, path in named.items():
+            source = read_source(path)
+            if isinstance(source, Unreadable):
+                yield Outcome(str(path), error=f"cannot read: {source.status}: {source.reason}")
+            else:
+                sources[name] = source
+        for name, result, pending in iter_repository(sources, plan_only=mode == "check", jobs=jobs):
+            yield _outcome(str(named[name]), sources[name], result, mode, pending)
 
 
 def _diff(path: str, old: bytes, new: bytes) -> str:

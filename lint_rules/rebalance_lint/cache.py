@@ -41,12 +41,12 @@ from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 
+from rebalance_lint.reading import is_project_root
 from rebalance_lint.report import FileReport, Finding
 
 #: The environment variable that moves the cache directory.
 CACHE_ENV = "REBALANCE_GUARD_CACHE_DIR"
 CACHE_DIR_NAME = ".rebalance_guard_cache"
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# rebalance-guard check's cache\n"
 #: Bumped when the entry format changes.
 _FORMAT = "1"
@@ -62,7 +62,7 @@ def default_directory(cwd: Path | None = None) -> Path:
         return Path(moved)
     here = (cwd or Path.cwd()).resolve()
     for directory in (here, *here.parents):
-        if any((directory / marker).exists() for marker in _PROJECT_MARKERS):
+        if is_project_root(directory):
             return directory / CACHE_DIR_NAME
     return here / CACHE_DIR_NAME
 

@@ -1,9 +1,11 @@
 """What ``rebalance-guard check`` checks per path given, on both cores and through the cache.
 
 Each path given is one task: a file is checked on its own, a directory as one repository
-(:func:`rebalance_lint.check_repository`). With ``jobs`` above one and enough work, the
+(:func:`rebalance_lint.check_repository`), except a directory of repositories (clones side
+by side, in no project itself: :func:`rebalance_lint.reading.repositories_in`), each of
+which is a task of its own, as if given alone. With ``jobs`` above one and enough work, the
 tasks go to worker processes as ``rebalance-guard migrate -j`` sends its files: the results
-come back in the order the paths were given, each task's files in the order a single
+come back in the order the paths were given, each path's files in the order a single
 process walks them, so the output is the same byte for byte. A worker holds one repository
 at a time: peak memory follows the largest repository, not the whole tree.
 
@@ -21,7 +23,13 @@ from pathlib import Path
 
 from rebalance_lint.cache import Cache
 from rebalance_lint.engine import check_bytes
-from rebalance_lint.reading import Unreadable, iter_python_files, read_source, repository_files
+from rebalance_lint.reading import (
+    Unreadable,
+    iter_python_files,
+    read_source,
+    repository_files,
+    repository_parts,
+)
 from rebalance_lint.report import FileReport
 from rebalance_lint.repository import check_repository
 from rebalance_lint.screening import MAX_SOURCE_BYTES, mentions_kafka
@@ -56,7 +64,12 @@ def check_path(
 
 def check_directory(root: Path, cache: Cache | None = None, codes: Codes = None) -> Checked:
     """Every ``*.py`` file under ``root``, checked together as one repository."""
-    named = repository_files(root)
+    return check_named(repository_files(root), cache, codes)
+
+
+def check_named(named: dict[str, Path], cache: Cache | None = None, codes: Codes = None) -> Checked:
+    """The files ``named`` (repository names -> paths), checked together as one repository,
+    in that order."""
     sources: dict[str, bytes] = {}
     out: dict[Path, FileReport | Unreadable] = {}
     for name, path in named.items():
@@ -83,11 +96,43 @@ def _repository_reports(
     return reports
 
 
-def check_given(given: Path, cache: Cache | None = None, codes: Codes = None) -> Checked:
-    """One path given to ``check``: a directory as a repository, else the file itself."""
+#: One unit of work: a path given (a file, or a directory as one repository), or one
+#: repository of a directory of repositories (its files by name).
+Task = tuple[Path, dict[str, Path] | None]
+
+
+def tasks_of(given: Path) -> list[Task]:
+    """The independent parts of one path given: itself, or for a directory of repositories
+    each repository as if given alone and the files in none of them as one more
+    (:func:`rebalance_lint.reading.repository_parts`). Each is checked on its own: a worker
+    holds one repository at a time, whatever the argument held."""
+    parts = repository_parts(given) if given.is_dir() else None
+    if parts is None:
+        return [(given, None)]
+    return [(given, named) for named in parts]
+
+
+def check_task(task: Task, cache: Cache | None = None, codes: Codes = None) -> Checked:
+    given, named = task
+    if named is not None:
+        return check_named(named, cache, codes)
     if given.is_dir():
         return check_directory(given, cache, codes)
     return [(path, check_path(path, cache, codes)) for path in iter_python_files(given)]
+
+
+def check_given(given: Path, cache: Cache | None = None, codes: Codes = None) -> Checked:
+    """One path given to ``check``: a directory as a repository (or as the repositories it
+    holds, :func:`tasks_of`), else the file itself."""
+    return _assemble(given, [check_task(task, cache, codes) for task in tasks_of(given)])
+
+
+def _assemble(given: Path, parts: list[Checked]) -> Checked:
+    """A path given's results from its tasks', in the order of a walk of it."""
+    if len(parts) == 1:
+        return parts[0]
+    found = {path: report for part in parts for path, report in part}
+    return [(path, found[path]) for path in repository_files(given).values()]
 
 
 def check_paths(
@@ -95,16 +140,26 @@ def check_paths(
 ) -> list[Checked]:
     """:func:`check_given` for each path, in order; in up to ``jobs`` worker processes when
     there is enough work for more than one."""
-    weight = sum(FILES_PER_WORKER if path.is_dir() else 1 for path in paths)
+    tasks = [tasks_of(path) for path in paths]
+    flat = [task for each in tasks for task in each]
+    weight = sum(1 if named is None and not given.is_dir() else FILES_PER_WORKER
+                 for given, named in flat)  # fmt: skip
     workers = min(jobs, weight // FILES_PER_WORKER)
     if workers <= 1:
-        return [check_given(path, cache, codes) for path in paths]
-    # Repositories one at a time (they differ most in size); files in chunks, small enough
-    # that a slow worker gets fewer of them.
-    chunk = 1 if any(path.is_dir() for path in paths) else max(1, len(paths) // (workers * 4))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(
-            pool.map(
-                check_given, paths, [cache] * len(paths), [codes] * len(paths), chunksize=chunk
+        done = [check_task(task, cache, codes) for task in flat]
+    else:
+        # Repositories one at a time (they differ most in size); files in chunks, small
+        # enough that a slow worker gets fewer of them.
+        single = all(named is None and not given.is_dir() for given, named in flat)
+        chunk = max(1, len(flat) // (workers * 4)) if single else 1
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            done = list(
+                pool.map(
+                    check_task, flat, [cache] * len(flat), [codes] * len(flat), chunksize=chunk
+                )
             )
-        )
+    out: list[Checked] = []
+    for path, each in zip(paths, tasks, strict=True):
+        out.append(_assemble(path, done[: len(each)]))
+        done = done[len(each) :]
+    return out

@@ -86,6 +86,60 @@ def repository_files(root: Path) -> dict[str, Path]:
     return {prefix + p.relative_to(root).as_posix(): p for p in iter_python_files(root)}
 
 
+#: What makes a directory a project's root: its own repository (the cache's home too).
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def is_project_root(directory: Path) -> bool:
+    return any((directory / marker).exists() for marker in PROJECT_MARKERS)
+
+
+def repositories_in(root: Path) -> list[Path]:
+    """The repositories a directory of repositories holds: the outermost directories below
+    ``root`` that are project roots (:data:`PROJECT_MARKERS`), in walk order, when neither
+    ``root`` nor a directory above it is one (``check ~/src`` over clones; never a monorepo's
+    subprojects, whose imports of each other are real). Empty when there is no such split."""
+    here = root.resolve()
+    if any(is_project_root(directory) for directory in (here, *here.parents)):
+        return []
+    found: list[Path] = []
+    for directory, dirnames, _ in os.walk(root, followlinks=False):
+        inside: list[str] = []
+        for name in sorted(d for d in dirnames if d not in EXCLUDED_DIRS):
+            below = Path(directory, name)
+            if below.is_symlink():
+                continue  # not walked (see iter_python_files)
+            if is_project_root(below):
+                found.append(below)
+            else:
+                inside.append(name)
+        dirnames[:] = inside
+    return found
+
+
+def repository_parts(root: Path) -> list[dict[str, Path]] | None:
+    """A directory of repositories (:func:`repositories_in`) as its repositories' files,
+    each named as when that repository is given alone (:func:`repository_files`), then the
+    files in none of them, named as below ``root``; None when ``root`` is one repository.
+    ``check`` and ``migrate`` check and migrate each part as one repository."""
+    roots = repositories_in(root)
+    if not roots:
+        return None
+    where = {found.relative_to(root).parts: i for i, found in enumerate(roots)}
+    prefixes = [package_prefix(found) for found in roots]
+    parts: list[dict[str, Path]] = [{} for _ in roots]
+    rest: dict[str, Path] = {}
+    for name, path in repository_files(root).items():
+        below = path.relative_to(root).parts
+        depth = next((n for n in range(1, len(below)) if below[:n] in where), 0)
+        if depth:
+            at = where[below[:depth]]
+            parts[at][prefixes[at] + "/".join(below[depth:])] = path
+        else:
+            rest[name] = path
+    return [named for named in (*parts, rest) if named]
+
+
 def package_prefix(root: Path) -> str:
     """``app/`` for a directory ``app`` with an ``__init__.py`` (``pkg/app/`` if ``pkg`` is a
     package too): what a repository run puts before the names of the files below ``root``."""
@@ -106,13 +160,18 @@ def iter_python_files(path: Path) -> Iterator[Path]:
     seen: set[Path] = set()
     for directory, dirnames, filenames in os.walk(path, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
+        # the walk enters no linked directory: below ``root`` the real path is the relative one
+        here = root / Path(directory).relative_to(path)
         for name in sorted(filenames):
             if not name.endswith(".py"):
                 continue
             candidate = Path(directory, name)
-            real = candidate.resolve()
-            if candidate.is_symlink() and not real.is_relative_to(root):
-                continue  # a link out of the tree being processed
+            if candidate.is_symlink():
+                real = candidate.resolve()
+                if not real.is_relative_to(root):
+                    continue  # a link out of the tree being processed
+            else:
+                real = here / name
             if real not in seen:
                 seen.add(real)
                 yield candidate
