@@ -1,9 +1,13 @@
 """The imports of a rewritten module: added ones sorted in, removed ones mended, so the
-module's import block looks as if written by hand."""
+module's import block looks as if written by hand; and the ``guard_imports`` editor, which
+puts the imports of an optional client's names into the ``try:`` block importing it."""
 
 from __future__ import annotations
 
 import libcst as cst
+from rebalance_lint.analysis.edits import Edit
+
+from rebalance_codemods.rewrite_base import Editor, NodeEdit, PlanMismatch, _dotted, _Finder
 
 
 def tidy_imports(before: cst.Module, after: cst.Module) -> cst.Module:
@@ -123,3 +127,99 @@ def _is_import(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
         isinstance(small, cst.Import | cst.ImportFrom) for small in stmt.body
     )
+
+
+def _guard_imports(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """At a ``try:``: ``edit.names`` (module, name, alias) imported after the statement at
+    ``edit.other`` of its body (added to a ``from module import ...`` already there, else a new
+    statement), and the statements of ``edit.extra`` appended to each ``except`` block that
+    does not end in ``raise`` (:mod:`rebalance_lint.analysis.shapes.optional_client_import`)."""
+    block = finder.find(edit.target, cst.Try)
+    assert edit.other is not None
+    anchor: cst.CSTNode
+    try:
+        anchor = finder.find(edit.other, cst.ImportFrom)
+    except PlanMismatch:
+        anchor = finder.find(edit.other, cst.Import)
+    line = finder.parent(anchor)
+    lines = _lines(block.body)
+    position = next((i for i, stmt in enumerate(lines) if stmt is line), len(lines) - 1)
+    modules: dict[str, list[cst.ImportAlias]] = {}
+    for module, name, alias in edit.names:
+        asname = cst.AsName(cst.Name(alias)) if alias else None
+        modules.setdefault(module, []).append(cst.ImportAlias(cst.Name(name), asname=asname))
+    fallbacks = list(cst.parse_module(edit.extra).body)
+
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Try)
+        body = _lines(node.body)
+        added: list[cst.BaseStatement] = []
+        for module, aliases in modules.items():
+            index = next((i for i, s in enumerate(body) if _imports_from(s, module)), None)
+            if index is None:
+                names = sorted(aliases, key=lambda a: _member_order(a.evaluated_name))
+                added.append(cst.SimpleStatementLine([cst.ImportFrom(_dotted(module), names)]))
+            else:
+                body[index] = _with_names(body[index], aliases)
+        body[position + 1 : position + 1] = added
+        handlers = [
+            h.with_changes(body=_with_lines(h.body, [*_lines(h.body), *fallbacks]))
+            if fallbacks and not _ends_in_raise(_lines(h.body))
+            else h
+            for h in node.handlers
+        ]
+        return node.with_changes(body=_with_lines(node.body, body), handlers=handlers)
+
+    return block, change
+
+
+def _imports_from(stmt: cst.BaseStatement, module: str) -> bool:
+    """Whether ``stmt`` is ``from module import a, b`` alone on its line."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    return (
+        isinstance(small, cst.ImportFrom)
+        and not small.relative
+        and not isinstance(small.names, cst.ImportStar)
+        and _module_of(small) == module
+    )
+
+
+def _with_names(stmt: cst.BaseStatement, aliases: list[cst.ImportAlias]) -> cst.BaseStatement:
+    """``stmt`` (``from m import ...`` alone on its line) importing ``aliases`` too, in the
+    members' order (constants, classes, the rest), each once."""
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small = stmt.body[0]
+    assert isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+    had = list(small.names)
+    seen = {(a.evaluated_name, a.evaluated_alias) for a in had}
+    new = [a for a in aliases if (a.evaluated_name, a.evaluated_alias) not in seen]
+    if not new:
+        return stmt
+    names = sorted([*had, *new], key=lambda a: _member_order(a.evaluated_name))
+    names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
+    return stmt.with_changes(body=[small.with_changes(names=names)])
+
+
+def _lines(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block, a one-line suite (``except ImportError: X = None``) as
+    one line of an indented block."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(block.body, trailing_whitespace=block.trailing_whitespace)]
+
+
+def _with_lines(block: cst.BaseSuite, lines: list[cst.BaseStatement]) -> cst.BaseSuite:
+    if isinstance(block, cst.IndentedBlock):
+        return block.with_changes(body=lines)
+    return cst.IndentedBlock(lines)
+
+
+def _ends_in_raise(lines: list[cst.BaseStatement]) -> bool:
+    last = lines[-1] if lines else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+
+
+EDITORS: dict[str, Editor] = {"guard_imports": _guard_imports}

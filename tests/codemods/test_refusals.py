@@ -224,19 +224,19 @@ CASES = [
             def subscribe(self, topics, **kwargs):
                 super().subscribe(topics, on_assign=reset)
         """), 9, "super().subscribe() in a consumer subclass: the subclass's own subscribe() wraps the registration; register a listener there by hand with rebalance_guard.confluent_kafka.subscribe(super(), topics, listener)"),
-    ("cf-optional-dependency", """
-try:
-    from confluent_kafka import Consumer
-except ImportError:  # confluent-kafka is an extra
-    Consumer = None
+    ("cf-optional-dependency-in-a-function", """
 def run(conf):
+    try:
+        from confluent_kafka import Consumer
+    except ImportError:  # confluent-kafka is an extra
+        return None
     def reset_offsets(consumer, partitions):
         consumer.assign(partitions)
     c = Consumer(conf)
     c.subscribe(["a"], on_assign=reset_offsets)
-""", 10, "confluent_kafka is an optional dependency here (imported only inside try/except ImportError), and rebalance_guard.confluent_kafka needs it when imported; import rebalance_guard.confluent_kafka in that try block, then migrate this site by hand"),
-    ("kp-optional-dependency", kp(tail=REGISTER).replace("from kafka import ConsumerRebalanceListener, KafkaConsumer", "try:\n    from kafka import ConsumerRebalanceListener, KafkaConsumer\nexcept (ImportError, AttributeError):\n    ConsumerRebalanceListener = object"), 8,
-     "listener class Listener: kafka is an optional dependency here (imported only inside try/except ImportError), and rebalance_guard.kafka_python needs it when imported; import rebalance_guard.kafka_python in that try block, then migrate this site by hand"),
+""", 10, "confluent_kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.confluent_kafka's import only next to a module-level one: import confluent_kafka in a try block at module level (the except binding the names used), then run migrate again"),
+    ("kp-optional-dependency-nested-try", kp(tail=REGISTER).replace("from kafka import ConsumerRebalanceListener, KafkaConsumer", "try:\n    try:\n        from kafka import ConsumerRebalanceListener, KafkaConsumer\n    except AttributeError:\n        raise\nexcept (ImportError, AttributeError):\n    ConsumerRebalanceListener = object"), 11,
+     "listener class Listener: kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.kafka_python's import only next to a module-level one: import kafka in a try block at module level (the except binding the names used), then run migrate again"),
     ("cf-partial-star-args", cf("""
         import functools
         def on_assign(tag, consumer, partitions):

@@ -1,25 +1,151 @@
 """Shape: the client imported only inside ``try``/``except ImportError`` (REAL_WORLD.md:
 "the listener's module imports the client only inside try/except ImportError").
 
-A refusal for every planner: the guard module imports the client unconditionally, so the
-migrated module would stop loading without it."""
+The module must keep importing without the client. Every import the migration adds from
+that client (its ``rebalance_guard`` module, ``TopicPartition``) goes into the module-level
+``try:`` block that imports the client, after the client's import, so a missing client is
+still caught by the same ``except``. Each ``except`` block that falls through then gets
+``if TYPE_CHECKING: raise`` (type checkers analyse the module with the client installed: the
+names are bound, not "possibly unbound"), followed by the names the migrated module uses
+when imported (the base of a listener class defined at module or class level, the view's
+annotation on its methods unless annotations are postponed) bound to ``object`` (a function
+to ``None``), so the class is still defined without the client. Uses inside function
+bodies need nothing: they run only when called. Refused only where no module-level ``try:``
+imports the client itself (a ``try`` inside a function, an ``if``, another ``try``)."""
 
 from __future__ import annotations
 
-from rebalance_lint.analysis.migration_facts import FileFacts
+import ast
+import re
+
+from rebalance_guard._client_facts import CLIENTS
+
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
+from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.shape import Shape
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def optional_import(facts: FileFacts, package: str, guard_module: str) -> str | None:
     """Why a site of ``package``'s client cannot be migrated here: the file imports the client
-    only inside ``try``/``except ImportError`` (an optional dependency), and ``guard_module``
-    imports the client unconditionally, so the module would stop loading without it."""
-    if package not in facts.index.optional:
+    only inside ``try``/``except ImportError`` (an optional dependency), and not in a
+    module-level ``try:`` block, where ``guard_module``'s import would go."""
+    if package not in facts.index.optional or _guarding_try(facts.tree, package) is not None:
         return None
     return (
-        f"{package} is an optional dependency here (imported only inside try/except "
-        f"ImportError), and {guard_module} needs it when imported; import {guard_module} "
-        "in that try block, then migrate this site by hand"
+        f"{package} is an optional dependency here, imported only inside try/except "
+        f"ImportError below the module level (in a function, an if or another try); the "
+        f"codemod adds {guard_module}'s import only next to a module-level one: import "
+        f"{package} in a try block at module level (the except binding the names used), then "
+        "run migrate again"
+    )
+
+
+def place_optional_imports(facts: FileFacts, plan: MigrationPlan) -> None:
+    """Move the imports ``plan`` adds from an optional client into the module-level ``try:``
+    block importing it (an edit ``guard_imports`` there), with fallbacks for the names its
+    edits use at import time. Sites of such a client were planned only where that block
+    exists (:func:`optional_import`)."""
+    for package in sorted(facts.index.optional):
+        wanted = sorted(
+            (entry for entry in plan.imports if _package_of(entry[0]) == package), key=str
+        )
+        block = _guarding_try(facts.tree, package)
+        if not wanted or block is None:
+            continue
+        anchor = [s for s in block.body if package in _imported(s)][-1]
+        plan.imports.difference_update(wanted)
+        local = {alias or obj: obj for _, obj, alias in wanted}
+        checking = guard_name(facts, facts.index.names, "typing", "TYPE_CHECKING", plan)
+        fallbacks = [f"if {checking}:  # type checkers: {package} is installed", "    raise"]
+        fallbacks += [
+            f"{name} = object  # type: ignore[misc]"
+            if local[name][:1].isupper()
+            else f"{name} = None"
+            for name in sorted(_used_at_import_time(facts.tree, plan, set(local)))
+        ]
+        plan.edit(
+            Edit(
+                "guard_imports",
+                span(block),
+                other=span(anchor),
+                names=tuple((module, obj, alias or "") for module, obj, alias in wanted),
+                extra="".join(f"{line}\n" for line in fallbacks),
+            )
+        )
+
+
+def _package_of(module: str) -> str | None:
+    """The client package whose absence makes importing ``module`` fail: the client's own
+    modules and its ``rebalance_guard`` modules (``rebalance_guard.testing.<client>`` too)."""
+    for client in CLIENTS.values():
+        suffix = client.guard_module.rpartition(".")[2]
+        if module == client.package or module.startswith(f"{client.package}."):
+            return client.package
+        if module.startswith("rebalance_guard.") and module.rpartition(".")[2] == suffix:
+            return client.package
+    return None
+
+
+def _guarding_try(tree: ast.Module, package: str) -> ast.Try | None:
+    """The first module-level ``try:`` whose own body imports ``package`` (with the package
+    optional, that ``try`` catches ImportError: FileIndex.optional)."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Try) and any(package in _imported(s) for s in stmt.body):
+            return stmt
+    return None
+
+
+def _imported(stmt: ast.stmt) -> set[str]:
+    if isinstance(stmt, ast.Import):
+        return {alias.name.partition(".")[0] for alias in stmt.names}
+    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+        return {stmt.module.partition(".")[0]}
+    return set()
+
+
+def _used_at_import_time(tree: ast.Module, plan: MigrationPlan, names: set[str]) -> set[str]:
+    """Which of ``names`` an edit of ``plan`` writes where the module evaluates it when
+    imported: anywhere but inside a function's body (a class body, a base, a decorator, a
+    default, an annotation unless ``from __future__ import annotations``)."""
+    lazy = _lazy_annotations(tree)
+    early_spans = _early_spans(tree)
+    found: set[str] = set()
+    for edit in plan.edits:
+        if edit.target not in early_spans:
+            continue
+        texts = [edit.value, edit.extra, *(part for entry in edit.names for part in entry)]
+        texts += [lam.partitions_type for lam in edit.lambdas if not lazy]
+        if not lazy:
+            texts.append(edit.annotation)
+        text = " ".join(texts)
+        found |= {name for name in names if re.search(rf"\b{re.escape(name)}\b", text)}
+    return found
+
+
+def _early_spans(tree: ast.Module) -> set[Span]:
+    """The spans of the nodes evaluated when the module is imported (not in a function body)."""
+    out: set[Span] = set()
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        out.add(span(node))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            stack += [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
+        elif isinstance(node, ast.Lambda):
+            stack.append(node.args)
+        else:
+            stack += list(ast.iter_child_nodes(node))
+    return out
+
+
+def _lazy_annotations(tree: ast.Module) -> bool:
+    return any(
+        isinstance(stmt, ast.ImportFrom)
+        and stmt.module == "__future__"
+        and any(alias.name == "annotations" for alias in stmt.names)
+        for stmt in tree.body
     )
 
 
@@ -28,8 +154,18 @@ SHAPE = Shape(
     planner="shared",
     recognises=(
         "a client package the file imports only inside try: ... except ImportError "
-        "(FileIndex.optional)"
+        "(FileIndex.optional), one module-level try importing it itself"
     ),
-    plan=("refusal"),
-    fixtures=("tests/codemods/test_refusals.py",),
+    plan=(
+        "the planners' edits, their imports of that client moved into that try block "
+        "(guard_imports, after the client's import), names used at import time bound in "
+        "each except block; refusal where no module-level try imports it"
+    ),
+    fixtures=(
+        "tests/codemods/test_optional_client_import.py",
+        "tests/codemods/fixtures/optional_confluent.py",
+        "tests/codemods/fixtures/optional_kafka_python.py",
+        "tests/codemods/fixtures/optional_aiokafka.py",
+        "tests/codemods/test_refusals.py",
+    ),
 )
