@@ -25,6 +25,7 @@ from rebalance_codemods import (
     rewrite_await,
     rewrite_fixes,
     rewrite_gather,
+    rewrite_imports,
     rewrite_listeners,
     rewrite_owner,
 )
@@ -77,6 +78,7 @@ def apply(edits: list[NodeEdit], node: cst.CSTNode) -> Replacement:
 _EDITORS: dict[str, Editor] = {
     **rewrite_listeners.EDITORS,
     **rewrite_gather.EDITORS,
+    **rewrite_imports.EDITORS,
     **rewrite_owner.EDITORS,
     **rewrite_fixes.EDITORS,
     **rewrite_await.EDITORS,

@@ -50,6 +50,8 @@ Action = Literal[
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
     "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
     "drop_final",  # at the block holding statement ``target``: that statement goes
+    "guard_imports",  # at a try: ``names`` (module, name, alias) imported after statement
+    # ``other`` of its body, each except block then binding the lines of ``extra``
     "await_call",  # at a call: ``await`` it (index 1: parenthesised, a primary's operand)
     # auto-fixes (analysis.fixes): KRB103, KRB104
     "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)

@@ -20,6 +20,7 @@ from rebalance_lint.analysis.migration_confluent import plan_confluent
 from rebalance_lint.analysis.migration_facts import file_facts
 from rebalance_lint.analysis.migration_listeners import plan_listeners
 from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.shapes.optional_client_import import place_optional_imports
 
 #: A file that imports none of these has nothing to migrate (decided before any planning).
 CLIENT_PACKAGES = frozenset(client.package for client in CLIENTS.values())
@@ -51,6 +52,7 @@ def plan_migration(
     plan = plan_listeners(facts, analysis, only, repository)
     if only in (None, "confluent_kafka"):
         plan.merge(plan_confluent(facts, analysis))
+    place_optional_imports(facts, plan)
     return plan
 
 
