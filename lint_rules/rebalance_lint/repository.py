@@ -63,7 +63,11 @@ def check_repository(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _Repository(sources, codes).check()
+        repository = _Repository(sources, codes)
+        try:
+            return repository.check()
+        finally:
+            repository.release()
     except (RecursionError, MemoryError):
         return {path: check_bytes(source, path, codes) for path, source in sources.items()}
     except Exception:  # never let one repository take down a fleet scan: single-file mode
@@ -110,6 +114,14 @@ class _Repository:
         self.reports: dict[str, FileReport] = {}
         self.program = Program(sources, self._load)
         self.migration: RepositoryPlan | None = None
+
+    def release(self) -> None:
+        """Drop the links between the repository's objects once its reports are made
+        (:meth:`Program.release`)."""
+        self.program.release()
+        self.prepared.clear()
+        self.reports.clear()
+        self.__dict__.pop("_finder", None)
 
     def _load(self, path: str) -> Unit | None:
         """Prepare a file on first use (a Kafka file, or one that Kafka code imports)."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import Edit, MigrationPlan
 from rebalance_lint.analysis.model import Analysis, Effect
+from rebalance_lint.analysis.walk import breadth_first
 from rebalance_lint.noqa import without_suppressed
 from rebalance_lint.report import Finding
 
@@ -112,7 +113,7 @@ def _own_methods(cls: ast.ClassDef) -> dict[str, FunctionNode]:
 
 def _identifiers(tree: ast.AST) -> Iterator[str]:
     """Every name the file binds or mentions (a new definition must not clash with one)."""
-    for node in ast.walk(tree):
+    for node in breadth_first(tree):
         if isinstance(node, ast.Name):
             yield node.id
         elif isinstance(node, ast.Attribute):
@@ -146,9 +147,10 @@ class FixContext:
         return [(f.code, f.line, f.col) for f in without_suppressed(found, self.analysis.text)]
 
     def tree_nodes(self) -> set[int]:
+        """The ids of the file's nodes (constants and operators left out)."""
         if self._nodes is None:
             assert self.analysis.tree is not None
-            self._nodes = {id(node) for node in ast.walk(self.analysis.tree)}
+            self._nodes = {id(node) for node in breadth_first(self.analysis.tree)}
         return self._nodes
 
     def fresh_name(self, revoke: str) -> str:
@@ -170,7 +172,7 @@ class FixContext:
         """Classes of the file deriving from ``cls`` by name, directly or not (conservative:
         any class of that name counts)."""
         assert self.analysis.tree is not None
-        classes = [n for n in ast.walk(self.analysis.tree) if isinstance(n, ast.ClassDef)]
+        classes = [n for n in breadth_first(self.analysis.tree) if isinstance(n, ast.ClassDef)]
         names = {cls.name}
         found: list[ast.ClassDef] = []
         changed = True

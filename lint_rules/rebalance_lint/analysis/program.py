@@ -236,6 +236,17 @@ class Program:
         unit.program = self
         self._units[unit.path] = unit
 
+    def release(self) -> None:
+        """Unlink the units from the program and from each other once nothing more is asked
+        of them: reference counting then frees their trees at once, where the cycles left a
+        collector pass over every tree of the repository (a tenth of ``check``'s time)."""
+        for unit in self._units.values():
+            if unit is not None:
+                unit.program = None
+                unit.owners.clear()
+        self._units.clear()
+        self.effect_memo.clear()
+
     def unit(self, path: str) -> Unit | None:
         if path not in self._units:
             self._units[path] = None  # cycle guard while loading

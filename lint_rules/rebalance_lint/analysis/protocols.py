@@ -14,6 +14,7 @@ import re
 from typing import Literal
 
 from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.walk import breadth_first
 
 #: ``incremental``: the file selects cooperative-sticky or the consumer protocol;
 #: ``eager``: the file spells its consumers' configuration out and selects neither, so the
@@ -39,7 +40,7 @@ def group_protocol(analysis: Analysis) -> Protocol:
     if analysis.tree is None:
         return "unseen"
     configs = 0
-    for node in ast.walk(analysis.tree):
+    for node in breadth_first(analysis.tree):  # ast.walk's order
         if isinstance(node, ast.Dict):
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
             if not keys & _CONFIG_KEYS:
