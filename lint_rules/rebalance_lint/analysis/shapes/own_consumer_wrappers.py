@@ -16,6 +16,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.listener_state import _attributes_in, _State
 from rebalance_lint.analysis.migration_facts import first_param, self_attr
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.factory_stored_consumer import stored_factory_attr
 from rebalance_lint.analysis.shapes.injected_consumer import _stored_as
 from rebalance_lint.analysis.shapes.view_uses import _view_use
 
@@ -39,6 +40,9 @@ def _plan_own_consumer(
             "migrate it by hand"
         )
     head, _, attr = next(iter(receivers)).partition(".")
+    if not attr:  # a factory method's local consumer, stored as self.<attr> by its callers
+        attr = stored_factory_attr(head, own[0][1], state.facts) or ""
+        head = own[0][1].id
     if head != own[0][1].id or not attr or "." in attr:
         return (
             f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
