@@ -237,6 +237,46 @@ def run(conf):
 """, 10, "confluent_kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.confluent_kafka's import only next to a module-level one: import confluent_kafka in a try block at module level (the except binding the names used), then run migrate again"),
     ("kp-optional-dependency-nested-try", kp(tail=REGISTER).replace("from kafka import ConsumerRebalanceListener, KafkaConsumer", "try:\n    try:\n        from kafka import ConsumerRebalanceListener, KafkaConsumer\n    except AttributeError:\n        raise\nexcept (ImportError, AttributeError):\n    ConsumerRebalanceListener = object"), 11,
      "listener class Listener: kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.kafka_python's import only next to a module-level one: import kafka in a try block at module level (the except binding the names used), then run migrate again"),
+    ("closure-bound-twice", """
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+def main(topics):
+    consumer = KafkaConsumer(group_id="g")
+    if not topics:
+        consumer = KafkaConsumer(group_id="fallback")
+    class Committing(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked):
+            consumer.commit()
+        def on_partitions_assigned(self, assigned):
+            pass
+    consumer.subscribe(topics, listener=Committing())
+""", 7, "listener class Committing: its callbacks use main()'s consumer through a closure and main() binds consumer more than once, so the codemod cannot turn it into the view; derive from the rebalance_guard RebalanceListener by hand and use the consumer argument its callbacks then get"),
+    ("closure-bound-in-a-loop", """
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+def main(topics):
+    class Committing(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked):
+            consumer.commit()
+        def on_partitions_assigned(self, assigned):
+            pass
+    for topic in topics:
+        consumer = KafkaConsumer(group_id=topic)
+        consumer.subscribe([topic], listener=Committing())
+""", 4, "listener class Committing: its callbacks use main()'s consumer through a closure and consumer is bound in a loop (line 9), once per iteration, so the codemod cannot turn it into the view; derive from the rebalance_guard RebalanceListener by hand and use the consumer argument its callbacks then get"),
+    ("closure-rebound-nonlocal", """
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+def main(topics):
+    consumer = KafkaConsumer(group_id="g")
+    def reconnect():
+        nonlocal consumer
+        consumer = KafkaConsumer(group_id="g")
+    class Committing(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked):
+            consumer.commit()
+        def on_partitions_assigned(self, assigned):
+            pass
+    consumer.subscribe(topics, listener=Committing())
+    return reconnect
+""", 8, "listener class Committing: its callbacks use main()'s consumer through a closure and a function nested in main() rebinds consumer (nonlocal, line 6), so the codemod cannot turn it into the view; derive from the rebalance_guard RebalanceListener by hand and use the consumer argument its callbacks then get"),
     ("cf-partial-star-args", cf("""
         import functools
         def on_assign(tag, consumer, partitions):
