@@ -128,11 +128,18 @@ def check_given(given: Path, cache: Cache | None = None, codes: Codes = None) ->
 
 
 def _assemble(given: Path, parts: list[Checked]) -> Checked:
-    """A path given's results from its tasks', in the order of a walk of it."""
+    """A path given's results from its tasks', in the order a walk of it finds the files:
+    directory by directory from the top, each one's files (by name) before its
+    subdirectories (by name), as :func:`rebalance_lint.reading.iter_python_files`."""
     if len(parts) == 1:
         return parts[0]
-    found = {path: report for part in parts for path, report in part}
-    return [(path, found[path]) for path in repository_files(given).values()]
+    depth = len(given.parts)
+
+    def walked(item: tuple[Path, FileReport | Unreadable]) -> tuple[tuple[int, str], ...]:
+        *directories, name = item[0].parts[depth:]
+        return (*((1, directory) for directory in directories), (0, name))
+
+    return sorted((item for part in parts for item in part), key=walked)
 
 
 def check_paths(

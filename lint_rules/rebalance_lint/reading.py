@@ -83,7 +83,7 @@ def repository_files(root: Path) -> dict[str, Path]:
     listener class was otherwise migrated without its registrations there).
     """
     prefix = package_prefix(root)
-    return {prefix + p.relative_to(root).as_posix(): p for p in iter_python_files(root)}
+    return {prefix + below: path for path, below in _python_files(root)}
 
 
 #: What makes a directory a project's root: its own repository (the cache's home too).
@@ -156,22 +156,32 @@ def iter_python_files(path: Path) -> Iterator[Path]:
     if not path.is_dir():
         yield path
         return
-    root = path.resolve()
-    seen: set[Path] = set()
+    for found, _ in _python_files(path):
+        yield found
+
+
+def _python_files(path: Path) -> Iterator[tuple[Path, str]]:
+    """The ``*.py`` files under the directory ``path``, each with its name relative to it
+    (``a/b.py``), sorted directory by directory, a file reached twice through a link once."""
+    root = str(path.resolve())
+    seen: set[str] = set()
     for directory, dirnames, filenames in os.walk(path, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
+        below = Path(directory).relative_to(path).as_posix()
+        below = "" if below == "." else below + "/"
         # the walk enters no linked directory: below ``root`` the real path is the relative one
-        here = root / Path(directory).relative_to(path)
+        here = os.path.join(root, below)
         for name in sorted(filenames):
             if not name.endswith(".py"):
                 continue
             candidate = Path(directory, name)
             if candidate.is_symlink():
-                real = candidate.resolve()
-                if not real.is_relative_to(root):
+                resolved = candidate.resolve()
+                if not resolved.is_relative_to(root):
                     continue  # a link out of the tree being processed
+                real = str(resolved)
             else:
-                real = here / name
+                real = here + name
             if real not in seen:
                 seen.add(real)
-                yield candidate
+                yield candidate, below + name
