@@ -81,6 +81,8 @@ REFUSED = [
     ("the list used elsewhere", "partitions", "to_assign.append(tp)", "to_assign.append(other)\n    "),
     ("another iterable", "sorted(partitions)", "to_assign.append(tp)", ""),
     ("not appended last", "partitions", "to_assign.append(tp)\n        tp.offset = 5", ""),
+    ("the partitions changed in the loop", "partitions", "partitions.remove(tp)\n        to_assign.append(tp)", ""),
+    ("the partitions changed after the loop", "partitions", "to_assign.append(tp)", "partitions.clear()\n    "),
 ]  # fmt: skip
 
 

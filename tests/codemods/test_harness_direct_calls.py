@@ -140,6 +140,10 @@ REFUSED = [
      "the instance created at checks/listener_checks.py:14 is not registered"),
     ("not a display of TopicPartitions", "pass", "listener.on_partitions_assigned(mock.sentinel)",
      "the instance created at checks/listener_checks.py:14 is not registered"),
+    ("a callback the class does not define", "pass",
+     "listener.on_partitions_lost([TopicPartition('t', 0)])",
+     "on_partitions_lost is called directly at checks/listener_checks.py:15, "
+     "but Recording does not define it"),
     ("its result used", "pass", "assert listener.on_partitions_assigned([]) is None",
      "the instance created at checks/listener_checks.py:14 is not registered"),
 ]  # fmt: skip

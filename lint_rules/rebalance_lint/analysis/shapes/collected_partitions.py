@@ -12,7 +12,8 @@ so the assign is ``assign(partitions)`` and becomes its seek loop (:mod:`.assign
 Only where that is certain: the list starts empty in the callback's own body, the loop runs
 once over the partitions parameter there, appends its loop variable (never rebound) as the
 last statement of its body, unconditionally, with no ``break``/``continue``/``return`` in
-it, and nothing else uses the list but the assign.
+it, nothing else uses the list but the assign, and nothing reads the partitions from the loop
+on but the loop itself.
 """
 
 from __future__ import annotations
@@ -71,7 +72,20 @@ def collects_every_partition(
         and append.args[0].id == loop.target.id
         and facts.bindings.references(loop.target, loop.target.id) is not None
         and not any(isinstance(n, _LEAVES) for s in loop.body for n in ast.walk(s))
+        and _untouched_from(loop, partitions, function, facts)
     )
+
+
+def _untouched_from(loop: ast.For, partitions: str, function: Function, facts: FileFacts) -> bool:
+    """Whether the callback reads its partitions parameter from the loop on only as the
+    loop's iterable: nothing can change the list between its copy and the seek loop."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    param = next((p for p in params if p.arg == partitions), None)
+    refs = facts.bindings.references(param, partitions) if param is not None else None
+    if refs is None:
+        return False
+    start = (loop.lineno, loop.col_offset)
+    return all(r is loop.iter or (r.lineno, r.col_offset) < start for r in refs)
 
 
 SHAPE = Shape(

@@ -151,8 +151,13 @@ def plan_harness_calls(
         for call, name in instance.calls:
             line = f"{creation.path}:{call.lineno}"
             method = callbacks.get(name)
+            if method is None:
+                return (
+                    f"{name} is called directly at {line}, but {cls_name} does not define it "
+                    "(the client's base does, or nothing); define it in the class first"
+                )
             is_async = isinstance(method, ast.AsyncFunctionDef)
-            if instance.awaited != awaited or (method is not None and is_async != awaited):
+            if instance.awaited != awaited or is_async != awaited:
                 return (
                     f"{name} is called directly at {line} "
                     f"({'awaited' if instance.awaited else 'not awaited'}), which the "
