@@ -77,7 +77,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "package", "names", "args"), CASES, ids=[c[0] for c in CASES])
 def test_the_migrated_module_behaves_the_same_without_the_client(
-    name: str, package: str, names: tuple[str, ...], args: tuple[object, ...], tmp_path: Path
+    name: str, package: str, names: tuple[str, ...], args: tuple[object, ...]
 ) -> None:
     before = FIXTURES / f"{name}.py"
     after = FIXTURES / "migrated" / f"{name}.py"
@@ -88,16 +88,17 @@ def test_the_migrated_module_behaves_the_same_without_the_client(
     without_after = _probe(after, (package,), names, args)
     assert without_after == without_before
     assert "consume" in without_before and "<unbound>" not in without_before.values()
-    # the same probe on the migrated module without rebalance_guard's client module guard fails
-    # where the import was put at the top instead (the check is not vacuous)
-    hoisted = after.read_text().replace("    from rebalance_guard.", "from rebalance_guard.")
-    lines = hoisted.splitlines(keepends=True)
-    guard = next(line for line in lines if line.startswith("from rebalance_guard."))
-    lines.remove(guard)
-    (tmp_path / "hoisted.py").write_text(guard + "".join(lines))
-    if package == "confluent_kafka":  # rebalance_guard.confluent_kafka imports the client itself
-        with pytest.raises(AssertionError, match="ModuleNotFoundError"):
-            _probe(tmp_path / "hoisted.py", (package,), names, args)
+
+
+def test_the_probe_sees_a_guard_import_outside_the_try_block_fail(tmp_path: Path) -> None:
+    """Not vacuous: ``rebalance_guard.confluent_kafka`` imports the client itself, so the same
+    migrated module with its guard import moved to the top does not import without it."""
+    after = (FIXTURES / "migrated" / "optional_confluent.py").read_text()
+    guard = "    from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe\n"
+    assert guard in after
+    (tmp_path / "hoisted.py").write_text(guard.strip() + "\n" + after.replace(guard, ""))
+    with pytest.raises(AssertionError, match="ModuleNotFoundError"):
+        _probe(tmp_path / "hoisted.py", ("confluent_kafka",), ("Consumer",), ({}, ["t"]))
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
@@ -306,3 +307,56 @@ def test_a_client_imported_below_the_module_level_is_refused(source: str) -> Non
     assert [m.reason for m in result.manual] == [
         "confluent_kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.confluent_kafka's import only next to a module-level one: import confluent_kafka in a try block at module level (the except binding the names used), then run migrate again"
     ]
+
+
+def test_module_level_confluent_callbacks_become_a_class_defined_without_the_client(
+    tmp_path: Path,
+) -> None:
+    """The callbacks are module-level defs: the listener class they become is evaluated on
+    import, so its base and annotations are bound in the except block."""
+    before = tmp_path / "before.py"
+    before.write_text(
+        textwrap.dedent(
+            """
+            try:
+                from confluent_kafka import Consumer
+            except ImportError:
+                Consumer = None
+
+
+            def on_assign(consumer, partitions):
+                print("assigned", partitions)
+
+
+            def on_revoke(consumer, partitions):
+                consumer.commit(asynchronous=False)
+
+
+            def consume(conf):
+                if Consumer is None:
+                    return "no client"
+                consumer = Consumer(conf)
+                consumer.subscribe(["t"], on_assign=on_assign, on_revoke=on_revoke)
+                return consumer
+            """
+        )
+    )
+    result = migrate_source(before.read_bytes(), "before.py")
+    assert result.status == "ok" and not result.manual and result.new_source is not None
+    after = tmp_path / "after.py"
+    after.write_bytes(result.new_source)
+    assert (
+        "    RebalanceConsumer = object  # type: ignore[misc]\n    RebalanceListener = object  # type: ignore[misc]\n\n\nclass RebalanceCallbacks(RebalanceListener):"
+        in after.read_text()
+    )
+    assert _probe(before, ("confluent_kafka",), ("Consumer",), ({},)) == {
+        "Consumer": "None",
+        "consume": "'no client'",
+    }
+    assert _probe(after, ("confluent_kafka",), ("Consumer",), ({},)) == {
+        "Consumer": "None",
+        "consume": "'no client'",
+    }
+    assert _probe(after, ("confluent_kafka",), ("RebalanceCallbacks",), ({},))[
+        "RebalanceCallbacks"
+    ] == ["RebalanceCallbacks", "object"]
