@@ -1,8 +1,9 @@
 # ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
 """A listener's callback calling another of its own callbacks through ``self`` (issue 25:
 direct calls with the old arity; kafka-python 3 listeners whose ``on_partitions_lost`` runs
-their revocation): the view is in scope there, so the call passes it along. Direct calls
-anywhere else stay refused (``shapes/direct_callback_calls.py``)."""
+their revocation): the view is in scope there, so the call passes it along; a wrapper that is
+its own listener on ``self._consumer`` calling its callback from another method passes that
+consumer. Direct calls anywhere else stay refused (``shapes/direct_callback_calls.py``)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,52 @@ class TestDirectCallbackCalls(CodemodTest):
                 consumer = AIOKafkaConsumer()
                 set_rebalance_listener(consumer, Reset())
                 consumer.subscribe(["t"])
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
+    def test_a_wrapper_running_its_own_callback_passes_its_own_consumer(self) -> None:
+        """REAL_WORLD.md's ``self.on_partitions_revoked(...)`` in a wrapper that is its own
+        listener on ``self._consumer``: no view there, but the callback's ``self._consumer``
+        became its consumer parameter, so passing ``self._consumer`` runs what it ran."""
+        before = """
+            from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+
+            class Wrapper(ConsumerRebalanceListener):
+                def __init__(self, topics):
+                    self._consumer = KafkaConsumer(group_id="g")
+                    self._consumer.subscribe(topics, listener=self)
+
+                def close(self):
+                    self.on_partitions_revoked(self._consumer.assignment())
+                    self._consumer.close()
+
+                def on_partitions_revoked(self, revoked):
+                    self._consumer.commit()
+
+                def on_partitions_assigned(self, assigned):
+                    pass
+        """
+        after = """
+            from kafka import KafkaConsumer
+            from rebalance_guard.kafka_python import RebalanceConsumer, RebalanceListener, set_rebalance_listener
+
+
+            class Wrapper(RebalanceListener):
+                def __init__(self, topics):
+                    self._consumer = KafkaConsumer(group_id="g")
+                    set_rebalance_listener(self._consumer, self)
+                    self._consumer.subscribe(topics)
+
+                def close(self):
+                    self.on_partitions_revoked(self._consumer.assignment(), consumer=self._consumer)
+                    self._consumer.close()
+
+                def on_partitions_revoked(self, revoked, consumer: RebalanceConsumer):
+                    consumer.commit()
+
+                def on_partitions_assigned(self, assigned, consumer: RebalanceConsumer):
+                    pass
         """
         self.assertCodemod(before, after, expected_warnings=[])
 

@@ -38,7 +38,7 @@ from rebalance_lint.analysis.model import Analysis, IndirectInjection
 from rebalance_lint.analysis.shapes.async_listener_base import plan_async_listener
 from rebalance_lint.analysis.shapes.class_refusals import class_refusal
 from rebalance_lint.analysis.shapes.closure_global_consumers import _plan_free_consumer
-from rebalance_lint.analysis.shapes.direct_callback_calls import direct_calls
+from rebalance_lint.analysis.shapes.direct_callback_calls import direct_calls, outside_callbacks
 from rebalance_lint.analysis.shapes.harness_direct_calls import driven_instance, plan_harness_calls
 from rebalance_lint.analysis.shapes.indirect_injection import refuse_what_stays
 from rebalance_lint.analysis.shapes.injected_consumer import _plan_injection
@@ -51,7 +51,7 @@ from rebalance_lint.analysis.shapes.listener_registration import (
 from rebalance_lint.analysis.shapes.listener_signatures import _callback_shape
 from rebalance_lint.analysis.shapes.nested_listener_classes import created_through_attribute
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
-from rebalance_lint.analysis.shapes.own_consumer_wrappers import _plan_own_consumer
+from rebalance_lint.analysis.shapes.own_consumer_wrappers import _plan_own_consumer, own_attribute
 from rebalance_lint.analysis.shapes.repository_listeners import _remote_creations
 
 
@@ -238,8 +238,13 @@ def _plan_class(
     )
     if reason is not None:
         return reason
+    stored = own_attribute(own, facts) if own is not None else None
+    attr = stored if isinstance(stored, str) else None  # the wrapper's own self.<attr>
     for call, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback
-        plan.edit(Edit("set_keyword", span(call), value=views[target], extra=views[caller]))
+        value, reason = (views[caller], None) if caller else outside_callbacks(call, attr)
+        if reason is not None:
+            return reason
+        plan.edit(Edit("set_keyword", span(call), value=views[target], extra=value))
     base = cls.bases[0]
     taken = facts.index.names
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)

@@ -5,10 +5,15 @@
 Migrated, the methods take the view as a second argument. Where a callback of the class
 calls another of its own callbacks through ``self`` (``self.on_partitions_revoked(lost)`` in
 ``on_partitions_lost``), the view is in scope: the call passes it along, by the target's
-parameter name (``self.on_partitions_revoked(lost, consumer=consumer)``). Any other direct
-call (from a test, a wrapper, another object, a nested function that may run after the view
-expired) is refused: it would raise a TypeError, and the listener bases never get a
-one-argument method (the type checker would then accept the old arity).
+parameter name (``self.on_partitions_revoked(lost, consumer=consumer)``). A wrapper that is
+its own listener on ``self.<consumer>`` (:mod:`.own_consumer_wrappers`) calling its callback
+from another method (``self.on_partitions_revoked(self._consumer.assignment())`` on shutdown)
+passes that consumer (``consumer=self._consumer``): the callback's ``self._consumer`` became
+that parameter, so it does what it did. A test in another module goes through the listener
+test harness (:mod:`.harness_direct_calls`). Any other direct call (another object, a
+nested function that may run after the view expired, a class whose consumer is injected) is
+refused: it would raise a TypeError, and the listener bases never get a one-argument method
+(the type checker would then accept the old arity).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from rebalance_lint.analysis.migration_facts import FileFacts, first_param, meth
 from rebalance_lint.analysis.shape import Shape
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-#: A call to pass the view along: (the call, the callback it calls, the callback calling it)
-Passing = tuple[ast.Call, Function, Function]
+#: A call to pass the view along: (the call, the callback it calls, the callback calling it,
+#: or None for a method of the class that is no callback: it passes the wrapper's own consumer)
+Passing = tuple[ast.Call, Function, Function | None]
 
 
 def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[Passing]]:
@@ -34,17 +40,31 @@ def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[
         for node in facts.index.attributes.get(attr, []):
             found = _through_self(node, cls, facts)
             if found is None:
-                return _why_not(attr, node, facts), []
+                return _why_not(attr, node), []
             passing.append(found)
     return None, passing
 
 
-def _why_not(attr: str, node: ast.Attribute, facts: FileFacts) -> str:
+def outside_callbacks(call: ast.Call, own_attr: str | None) -> tuple[str, str | None]:
+    """For ``self.<callback>(partitions)`` in a method that is no callback: (the consumer
+    expression to pass, or None and why not). A wrapper that is its own listener on
+    ``self.<attr>`` (:mod:`.own_consumer_wrappers`, whose callbacks' ``self.<attr>`` became
+    the view) passes that very consumer: the callback then does what it did before."""
+    assert isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+    if own_attr is not None:
+        return f"{call.func.value.id}.{own_attr}", None
+    return "", _why_not(call.func.attr, call.func)
+
+
+def _why_not(attr: str, node: ast.Attribute) -> str:
     """The refusal for a direct call no view can be passed to, with why and the next step."""
     where = f"{attr} is called directly at line {node.lineno}, with one argument"
     receiver = ast.unparse(node.value)
     if receiver == "self":
-        how = "on self, outside a callback of this class, where no view exists to pass"
+        how = (
+            "on self, outside a callback of this class, where no view exists to pass (only "
+            "a wrapper that is its own listener on self.<consumer> passes that consumer)"
+        )
     else:
         how = f"on {receiver}, which the codemod cannot tell from an instance of this class"
     return (
@@ -56,8 +76,10 @@ def _why_not(attr: str, node: ast.Attribute, facts: FileFacts) -> str:
 
 
 def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
-    """``self.<callback>(partitions)`` in a callback of ``cls`` itself (not in a function
-    nested in it), calling a callback ``cls`` defines."""
+    """``self.<callback>(partitions)`` in a method of ``cls`` itself (not in a function nested
+    in it), calling a callback ``cls`` defines: from a callback (the view is in scope), or from
+    another method (REAL_WORLD.md's ``self.on_partitions_revoked(self.assignment())`` in a
+    wrapper: :func:`outside_callbacks` decides)."""
     methods = methods_of(cls)
     call = facts.parent(node)
     target = methods.get(node.attr)
@@ -69,7 +91,7 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
         ),
         None,
     )
-    if (
+    if not (
         isinstance(call, ast.Call)
         and call.func is node
         and len(call.args) == 1
@@ -77,13 +99,12 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
         and not call.keywords
         and target is not None
         and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        and caller.name in CALLBACKS
         and methods.get(caller.name) is caller
         and isinstance(node.value, ast.Name)
         and node.value.id == first_param(caller)
     ):
-        return call, target, caller
-    return None
+        return None
+    return call, target, caller if caller.name in CALLBACKS else None
 
 
 SHAPE = Shape(
@@ -100,5 +121,6 @@ SHAPE = Shape(
     fixtures=(
         "tests/codemods/test_refusals.py",
         "tests/codemods/test_direct_callback_calls.py",
+        "tests/codemods/fixtures/wrapper_calls_its_callback.py",
     ),
 )

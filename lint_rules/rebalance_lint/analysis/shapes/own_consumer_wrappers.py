@@ -8,17 +8,43 @@ attribute is the wrapper's own, kept for its loop."""
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.listener_state import _attributes_in, _State
-from rebalance_lint.analysis.migration_facts import first_param, self_attr
+from rebalance_lint.analysis.migration_facts import FileFacts, first_param, self_attr
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.factory_stored_consumer import stored_factory_attr
 from rebalance_lint.analysis.shapes.injected_consumer import _stored_as
 from rebalance_lint.analysis.shapes.view_uses import _view_use
+
+
+class Refusal(NamedTuple):
+    reason: str
+
+
+def own_attribute(own: list[tuple[str, ast.Name]], facts: FileFacts) -> str | Refusal:
+    """``attr`` of the ``self.<attr>`` consumer a class registers itself on (directly, or a
+    factory method's consumer stored there: :mod:`.factory_stored_consumer`), or why none."""
+    receivers = {receiver for receiver, _ in own}
+    if len(receivers) != 1:
+        return Refusal(
+            f"it registers itself on {len(receivers)} consumers ({', '.join(sorted(receivers))}); "
+            "migrate it by hand"
+        )
+    head, _, attr = next(iter(receivers)).partition(".")
+    if not attr:  # a factory method's local consumer, stored as self.<attr> by its callers
+        attr = stored_factory_attr(head, own[0][1], facts) or ""
+        head = own[0][1].id
+    if head != own[0][1].id or not attr or "." in attr:
+        return Refusal(
+            f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
+            "own; migrate it by hand"
+        )
+    return attr
 
 
 def _plan_own_consumer(
@@ -33,21 +59,9 @@ def _plan_own_consumer(
     listener): its callbacks' calls on ``self.<attr>`` become calls on the view. Where it is
     created does not matter: every instance registers itself. A consumer handed to
     ``__init__`` and stored as ``self.<attr>`` is the wrapper's own, kept for its loop."""
-    receivers = {receiver for receiver, _ in own}
-    if len(receivers) != 1:
-        return (
-            f"it registers itself on {len(receivers)} consumers ({', '.join(sorted(receivers))}); "
-            "migrate it by hand"
-        )
-    head, _, attr = next(iter(receivers)).partition(".")
-    if not attr:  # a factory method's local consumer, stored as self.<attr> by its callers
-        attr = stored_factory_attr(head, own[0][1], state.facts) or ""
-        head = own[0][1].id
-    if head != own[0][1].id or not attr or "." in attr:
-        return (
-            f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
-            "own; migrate it by hand"
-        )
+    attr = own_attribute(own, state.facts)
+    if isinstance(attr, Refusal):
+        return attr.reason
     facts = state.facts
     uses: list[tuple[ast.Attribute, str]] = []
     for fn, view in views.items():
