@@ -21,6 +21,7 @@ import re
 from rebalance_guard._client_facts import CLIENTS
 
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
+from rebalance_lint.analysis.file_index import _imported_packages
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.shape import Shape
 
@@ -98,11 +99,8 @@ def _guarding_try(tree: ast.Module, package: str) -> ast.Try | None:
 
 
 def _imported(stmt: ast.stmt) -> set[str]:
-    if isinstance(stmt, ast.Import):
-        return {alias.name.partition(".")[0] for alias in stmt.names}
-    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-        return {stmt.module.partition(".")[0]}
-    return set()
+    """The top-level packages ``stmt`` imports, if it is an import."""
+    return _imported_packages(stmt) if isinstance(stmt, ast.Import | ast.ImportFrom) else set()
 
 
 def _used_at_import_time(tree: ast.Module, plan: MigrationPlan, names: set[str]) -> set[str]:
