@@ -124,6 +124,33 @@ def test_a_repository_is_checked_again_when_another_module_changes(
     assert dict(check_directory(root, cache)) == before  # edited back: a hit again
 
 
+def test_a_module_without_kafka_that_another_one_calls_invalidates_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pipeline/worker.py never names Kafka (single-file checking skips it), yet its
+    ``flush()`` committing is what makes listener.py's ``self.worker.flush()`` a KRB105: the
+    repository's entry is keyed by every file, so editing worker.py checks listener.py again."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "repo_owner_elsewhere", root)
+    cache = Cache(tmp_path / "c")
+    listener, worker = root / "pipeline" / "listener.py", root / "pipeline" / "worker.py"
+
+    def krb105_lines(compare: bool = True) -> list[int]:
+        report = dict(check_directory(root, cache))[listener]
+        assert isinstance(report, FileReport)
+        if compare:
+            assert report == dict(check_directory(root))[listener]  # as without the cache
+        return [f.line for f in report.findings if f.code == "KRB105"]
+
+    before = krb105_lines()
+    assert len(before) == 2  # self.worker.flush() and commit_all(self.consumer)
+    worker.write_bytes(worker.read_bytes().replace(b"self.consumer.commit()", b"pass"))
+    assert krb105_lines() == before[1:]  # flush() commits no more
+    worker.write_bytes(worker.read_bytes().replace(b"    pass", b"    self.consumer.commit()"))
+    _no_checking(monkeypatch)
+    assert krb105_lines(compare=False) == before  # edited back: a hit
+
+
 def test_the_tool_and_the_options_are_in_the_key(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

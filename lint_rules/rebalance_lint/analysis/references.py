@@ -18,6 +18,7 @@ import ast
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from rebalance_lint.analysis.migration_facts import bindings_of
@@ -95,7 +96,6 @@ class _Module:
     def __init__(self, unit: Unit) -> None:
         self.unit = unit
         tree = unit.facts.module.node
-        self.bindings = bindings_of(tree)  # type: ignore[arg-type]
         self.names: dict[str, list[ast.Name]] = {}
         self.attributes: dict[str, list[ast.Attribute]] = {}
         self.imports: dict[str, list[tuple[str, ast.ImportFrom]]] = {}  # name -> (local, node)
@@ -112,6 +112,12 @@ class _Module:
                     else:
                         local = alias.asname or alias.name
                         self.imports.setdefault(alias.name, []).append((local, node))
+
+    @cached_property
+    def bindings(self) -> Bindings:
+        """The module's bindings, built only for a module that uses the name (most modules
+        mentioning a listener class's name define one of their own)."""
+        return bindings_of(self.unit.facts.module.node)  # type: ignore[arg-type]
 
     def references(self, defining: Unit, cls: ast.ClassDef) -> list[ClassReference]:
         unit, scope = self.unit, self.unit.facts.module
