@@ -23,7 +23,7 @@ SIGKILLed, lost the partition, saw a commit fail, or the coordinator failed over
 Any other repeat is "unexcused" (must be 0); in graceful mode every repeat counts.
 
     python benchmarks/rebalance_chaos.py
-        [--clients kafka_python,aiokafka,confluent_kafka,confluent_kafka_aio]
+        [--clients kafka_python,kafka_python_async,aiokafka,confluent_kafka,confluent_kafka_aio]
         [--protocols eager,cooperative,consumer] [--seconds 40] [--seed 1]
         [--mode graceful|sigkill|failover] [--kill]
 
@@ -60,7 +60,9 @@ from tests.integration.broker import (  # noqa: E402
     start_broker,
 )
 
-CLIENTS = ("kafka_python", "aiokafka", "confluent_kafka", "confluent_kafka_aio")
+CLIENTS = (
+    "kafka_python", "kafka_python_async", "aiokafka", "confluent_kafka", "confluent_kafka_aio"
+)
 PROTOCOLS = ("eager", "cooperative", "consumer")
 MODES = ("graceful", "sigkill", "failover")
 PARTITIONS = 4
@@ -90,10 +92,7 @@ def _failed(journal: Journal, partitions: Any, exc: BaseException) -> None:
 
 
 def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: threading.Event) -> None:
-    from kafka import KafkaConsumer
-    from rebalance_guard.kafka_python import RebalanceListener, set_rebalance_listener
-
-    from tests.integration.kafka_python_support import assignors
+    from rebalance_guard.kafka_python import RebalanceListener
 
     class Listener(RebalanceListener):
         def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
@@ -112,12 +111,49 @@ def worker_kafka_python(args: argparse.Namespace, journal: Journal, stop: thread
         def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
             journal.write("EVT", "lost", _parts(partitions) or "-")
 
+    _consume_kafka_python(args, journal, stop, Listener())
+
+
+def worker_kafka_python_async(
+    args: argparse.Namespace, journal: Journal, stop: threading.Event
+) -> None:
+    """kafka-python 3's async listener: callbacks awaited on its IO loop, the view awaited."""
+    from rebalance_guard.kafka_python import AsyncRebalanceListener
+
+    class Listener(AsyncRebalanceListener):
+        async def on_partitions_assigned(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "assigned", _parts(partitions) or "-")
+
+        async def on_partitions_revoked(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "revoked", _parts(partitions) or "-")
+            try:
+                await consumer.commit()  # bare: the consumed positions
+            except Exception as exc:
+                _failed(journal, partitions, exc)
+                return
+            for tp in partitions:
+                journal.write("COMMIT", tp.partition, await consumer.committed(tp))
+
+        async def on_partitions_lost(self, partitions: Any, consumer: Any, /) -> None:
+            journal.write("EVT", "lost", _parts(partitions) or "-")
+
+    _consume_kafka_python(args, journal, stop, Listener())
+
+
+def _consume_kafka_python(
+    args: argparse.Namespace, journal: Journal, stop: threading.Event, listener: Any
+) -> None:
+    from kafka import KafkaConsumer
+    from rebalance_guard.kafka_python import set_rebalance_listener
+
+    from tests.integration.kafka_python_support import assignors
+
     consumer = KafkaConsumer(
         bootstrap_servers=args.bootstrap, group_id=args.group, enable_auto_commit=False,
         auto_offset_reset="earliest", partition_assignment_strategy=assignors(args.protocol),
         **GROUP_TIMEOUTS,
     )  # fmt: skip
-    set_rebalance_listener(consumer, Listener())
+    set_rebalance_listener(consumer, listener)
     consumer.subscribe([args.topic])
     while not stop.is_set():
         for tp, batch in consumer.poll(timeout_ms=100).items():
@@ -440,7 +476,9 @@ def run_one(
     """One cell. ``kill``: members may be SIGKILLed (default: in sigkill mode only)."""
     assert mode in MODES, mode
     kill = (mode == "sigkill") if kill is None else kill
-    rng = random.Random(f"{seed}-{client}-{protocol}")
+    # the async listener shares kafka-python's schedule: the same client, its cells comparable
+    schedule = client.removesuffix("_async")
+    rng = random.Random(f"{seed}-{schedule}-{protocol}")
     topic = broker.create_topic(partitions=PARTITIONS)
     group = broker.group()
     workdir = tempfile.mkdtemp(prefix=f"chaos-{client}-{protocol}-{mode}-")
@@ -645,6 +683,12 @@ def _longest_unowned(journals: dict[int, str], killed: dict[int, float]) -> floa
 def skip_reason(client: str, protocol: str, broker: Broker | None = None) -> str | None:
     if broker is not None and protocol not in broker.protocols():
         return f"the {broker.kind} broker does not speak the {protocol} protocol"
+    if client == "kafka_python_async":
+        import kafka
+
+        if not kafka.__version__.startswith("3"):
+            return "AsyncRebalanceListener needs kafka-python 3 (its IO loop awaits it)"
+        client = "kafka_python"
     if protocol == "consumer" and client in ("kafka_python", "aiokafka"):
         from tests.conformance.driver import NO_CONSUMER_PROTOCOL
 

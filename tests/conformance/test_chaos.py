@@ -7,9 +7,9 @@ only when its earlier processor never committed past it and was killed, lost the
 saw its commit fail in between (the bound in the benchmark's docstring).
 
 Every client x protocol of the conformance matrix, KIP-848's consumer protocol on both
-confluent APIs included; kafka-python 2.x eager runs in CI's second environment
-(``-m kafka_python``). The coordinator-failover mode needs three brokers and is a recorded
-benchmark run, not CI (benchmarks/RESULTS.md).
+confluent APIs included, and kafka-python 3's async listener; kafka-python 2.x eager runs in
+CI's second environment (``-m kafka_python``). The coordinator-failover mode needs three
+brokers and is a recorded benchmark run, not CI (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -42,8 +42,19 @@ def _chaos() -> Any:
     return module
 
 
+#: The conformance matrix, plus kafka-python 3's async listener (AsyncRebalanceListener, its
+#: callbacks awaited on the client's IO loop: a listener API of its own on the same client).
+CHAOS_TARGETS = [
+    *TARGETS,
+    *(
+        pytest.param(("kafka_python_async", protocol), id=f"kafka_python_async-{protocol}")
+        for protocol in ("eager", "cooperative")
+    ),
+]
+
+
 @pytest.mark.parametrize("mode", ["graceful", "sigkill"])
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CHAOS_TARGETS)
 def test_short_chaos_run(broker: Broker, target: tuple[str, str], mode: str) -> None:
     chaos = _chaos()
     client, protocol = target
