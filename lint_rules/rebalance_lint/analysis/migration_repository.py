@@ -67,12 +67,13 @@ class RepositoryPlan:
 
 
 def legacy_listeners(analyses: Mapping[str, Analysis]) -> list[tuple[str, ast.ClassDef]]:
-    """The kafka-python/aiokafka listener classes naming a legacy client base, per file."""
+    """The kafka-python/aiokafka listener classes naming a client base to migrate from (the
+    legacy one, or kafka-python 3's AsyncConsumerRebalanceListener), per file."""
     return [
         (path, listener.node)
         for path, analysis in analyses.items()
         for listener in analysis.listeners
-        if listener.named_base == "legacy" and listener.client in _LISTENER_KEYS
+        if listener.named_base in ("legacy", "async") and listener.client in _LISTENER_KEYS
     ]
 
 

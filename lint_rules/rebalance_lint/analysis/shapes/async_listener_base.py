@@ -159,5 +159,6 @@ SHAPE = Shape(
         "tests/codemods/fixtures/kafka_python_async_listener.py",
         "tests/codemods/test_kafka_python_async_listener.py",
         "tests/codemods/test_refusals.py",
+        "tests/codemods/fixtures/repos/async_listener_elsewhere",
     ),
 )
