@@ -21,11 +21,18 @@ BLOCKING_CALL_ON_IO_THREAD = Rule(
             "code does not say which major it runs on (requirements files do), so the "
             "finding names kafka-python 3 as its condition.",
         ),
+        "kafka_python_3_async": KindCase(
+            "bug",
+            "a blocking call on the consumer an async kafka-python listener was given",
+            "`async def` listener callbacks exist only on kafka-python 3 "
+            "(`AsyncConsumerRebalanceListener`), which awaits them on its IO thread: the "
+            "call raises `RuntimeError` every time it runs.",
+        ),
     },
     template=(
         "blocking {method}() on an injected kafka-python consumer inside {callback}: "
         "kafka-python 3 runs listeners on its IO thread and raises RuntimeError; "
-        "use rebalance_guard.kafka_python.RebalanceListener and call it on the view"
+        "use rebalance_guard.kafka_python.{base} and {use} on the view"
     ),
     rationale=(
         "kafka-python 3 calls listener methods on the consumer's IO thread; a blocking "
@@ -37,7 +44,9 @@ BLOCKING_CALL_ON_IO_THREAD = Rule(
     fix=(
         "Derive from `rebalance_guard.kafka_python.RebalanceListener` and call the "
         "consumer methods on the view the callback receives; rebalance_guard runs the "
-        "callback where blocking calls work."
+        "callback where blocking calls work. For `async def` callbacks, derive from "
+        "`AsyncRebalanceListener` and await those methods on its view (each runs off the "
+        "IO thread)."
     ),
     invalid=(
         """\
@@ -133,8 +142,14 @@ def blocking_on_io_thread(effect: Effect, callback: Callback, analysis: Analysis
         and effect.name in KAFKA_PYTHON_BLOCKING
         and effect.origin == "injected"
     ):
+        awaited = isinstance(callback.func, ast.AsyncFunctionDef)
         yield BLOCKING_CALL_ON_IO_THREAD.hit(
-            effect.anchor, method=effect.name, callback=effect.label(callback.label)
+            effect.anchor,
+            case="kafka_python_3_async" if awaited else "kafka_python_3",
+            method=effect.name,
+            callback=effect.label(callback.label),
+            base="AsyncRebalanceListener" if awaited else "RebalanceListener",
+            use="await it" if awaited else "call it",
         )
 
 
