@@ -26,7 +26,8 @@ It prints each command's wall time, CPU time (user + system, its worker processe
 steadier than wall time on a shared machine) and the largest process's peak memory
 (``Maximum resident set size``: the largest of the command and the worker processes it waited
 for),
-the medians over ``--repeat`` rounds, the ratios cold/ruff and warm/cold, the load average,
+the medians over ``--repeat`` rounds, the ratios cold/ruff and warm/cold (of the medians, and
+each round's own with their median), the load average,
 and checks that the cold and warm runs printed the same findings.
 """
 
@@ -159,7 +160,11 @@ def main() -> None:
               "warm check / cold check": ("check warm", "check cold"),
               "check TREE / ruff": ("check TREE", "ruff")}  # fmt: skip
     for label, (a, b) in ratios.items():
-        print(f"{label}: {median[a] / median[b]:.2f}x wall, {cpu[a] / cpu[b]:.2f}x CPU")
+        # each round's pair ran within seconds: their ratio drifts less with the load
+        paired = [x.wall / y.wall for x, y in zip(rounds[a], rounds[b], strict=True)]
+        print(f"{label}: {median[a] / median[b]:.2f}x wall, {cpu[a] / cpu[b]:.2f}x CPU; "
+              f"per round {', '.join(f'{r:.2f}' for r in paired)} "
+              f"(median {statistics.median(paired):.2f}x wall)")  # fmt: skip
 
 
 if __name__ == "__main__":

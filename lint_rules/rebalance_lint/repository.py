@@ -35,6 +35,7 @@ from rebalance_lint.analysis.registrations import (
     resolve_listener,
     unwrap_partial,
 )
+from rebalance_lint.analysis.walk import bodies_kept
 from rebalance_lint.engine import check_bytes, findings_for_analysis, plans_migration
 from rebalance_lint.noqa import without_suppressed
 from rebalance_lint.report import FileReport
@@ -65,7 +66,8 @@ def check_repository(
     try:
         repository = _Repository(sources, codes)
         try:
-            return repository.check()
+            with bodies_kept():  # the passes and rules walk each callback's body once
+                return repository.check()
         finally:
             repository.release()
     except (RecursionError, MemoryError):

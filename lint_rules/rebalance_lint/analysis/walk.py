@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -17,7 +18,34 @@ LEAVES = frozenset(
 
 
 def body_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
-    """Nodes of ``func``'s body in source order; nested functions/classes are not entered."""
+    """Nodes of ``func``'s body in source order; nested functions/classes are not entered.
+    Inside :func:`bodies_kept` each function is walked once (the model's passes and the
+    rules walk a callback's body seven times or so)."""
+    if not _KEPT:
+        return _body_nodes(func)
+    kept = _KEPT[-1]
+    found = kept.get(id(func))
+    if found is None or found[0] is not func:
+        found = kept[id(func)] = (func, tuple(_body_nodes(func)))
+    return iter(found[1])
+
+
+#: Inside :func:`bodies_kept`: id of a function -> (the function, its body's nodes).
+_KEPT: list[dict[int, tuple[ast.AST, tuple[ast.AST, ...]]]] = []
+
+
+@contextmanager
+def bodies_kept() -> Iterator[None]:
+    """Keep each function's body nodes while inside (one repository's check: its trees are
+    neither changed nor freed meanwhile); nothing is kept after it."""
+    _KEPT.append({})
+    try:
+        yield
+    finally:
+        _KEPT.pop()
+
+
+def _body_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
     roots: list[ast.AST] = [func.body] if isinstance(func, ast.Lambda) else list(func.body)
     stack = roots[::-1]
     push, extend = stack.append, stack.extend
