@@ -18,10 +18,13 @@ findings or files that could not be checked (or fixed), 2 usage error.
 Directories are searched for ``*.py`` without following symlinks out of them; a file that
 cannot be read is reported on its own line and the rest are still checked. Each directory
 is checked as one repository (:func:`rebalance_lint.check_repository`): listener classes,
-callbacks, helpers and consumers are resolved across its modules.
+callbacks, helpers and consumers are resolved across its modules. A directory of
+repositories (clones side by side, each with its own ``pyproject.toml``, ``setup.py``,
+``setup.cfg`` or ``.git``, in no project itself) is checked as each of them given alone
+(:func:`rebalance_lint.reading.repository_parts`).
 
 ``-j N`` (default: one per CPU) checks the paths given in up to N worker processes, each file
-or directory one task; the output is the same as with ``-j 1``
+or repository one task; the output is the same as with ``-j 1``
 (:mod:`rebalance_lint.check_runner`). Results are cached by content in
 ``.rebalance_guard_cache/`` at the project root, or ``$REBALANCE_GUARD_CACHE_DIR``
 (:mod:`rebalance_lint.cache`); ``--no-cache`` neither reads nor writes it.
@@ -105,8 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_jobs,
         default=os.cpu_count() or 1,
         metavar="N",
-        help="worker processes: each file or directory (repository) given is one task "
-        "(default: one per CPU)",
+        help="worker processes: each file or repository given is one task (default: one per CPU)",
     )
     parser.add_argument(
         "--no-cache",
