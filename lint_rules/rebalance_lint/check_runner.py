@@ -165,8 +165,8 @@ def check_paths(
                     check_task, flat, [cache] * len(flat), [codes] * len(flat), chunksize=chunk
                 )
             )
-    out: list[Checked] = []
-    for path, each in zip(paths, tasks, strict=True):
-        out.append(_assemble(path, done[: len(each)]))
-        done = done[len(each) :]
-    return out
+    results = iter(done)
+    return [
+        _assemble(path, [next(results) for _ in each])
+        for path, each in zip(paths, tasks, strict=True)
+    ]
