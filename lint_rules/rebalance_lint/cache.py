@@ -110,10 +110,11 @@ class Cache:
         return self._key("file", name, content_digest(source))
 
     def repository_key(self, sources: Mapping[str, bytes]) -> str:
-        return self._key(
-            "repository",
-            *(f"{name}\0{content_digest(source)}" for name, source in sorted(sources.items())),
-        )
+        return self.repository_key_of({name: content_digest(s) for name, s in sources.items()})
+
+    def repository_key_of(self, digests: Mapping[str, str]) -> str:
+        """:meth:`repository_key` from each file's :func:`content_digest`."""
+        return self._key("repository", *(f"{name}\0{d}" for name, d in sorted(digests.items())))
 
     def _key(self, *parts: str) -> str:
         return hashlib.sha256("\0".join((self._salt, *parts)).encode()).hexdigest()

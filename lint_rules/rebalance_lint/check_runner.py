@@ -17,11 +17,11 @@ only when a KRB2xx code is among them (its plan is what their "fixable" shows).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from rebalance_lint.cache import Cache
+from rebalance_lint.cache import Cache, content_digest
 from rebalance_lint.engine import check_bytes
 from rebalance_lint.reading import (
     Unreadable,
@@ -70,24 +70,67 @@ def check_directory(root: Path, cache: Cache | None = None, codes: Codes = None)
 def check_named(named: dict[str, Path], cache: Cache | None = None, codes: Codes = None) -> Checked:
     """The files ``named`` (repository names -> paths), checked together as one repository,
     in that order."""
-    sources: dict[str, bytes] = {}
+    sources = _Sources()
     out: dict[Path, FileReport | Unreadable] = {}
     for name, path in named.items():
         source = read_source(path)
         if isinstance(source, Unreadable):
             out[path] = source
         else:
-            sources[name] = source
+            sources.add(name, path, source, cache is not None)
     reports = _repository_reports(sources, cache, codes)
     return [(path, out[path] if path in out else reports[name]) for name, path in named.items()]
 
 
+class _Sources(Mapping[str, bytes]):
+    """One repository's readable files by name, in the order read. The bytes of the files
+    that mention Kafka stay in memory (each is parsed in any case); the others, most of a
+    large repository's bytes, are read again from disk when asked for (the rules ask only
+    for a module a Kafka file imports, the migration planner scans them for class names).
+    A file that cannot be read again reads as empty: it changed while being checked."""
+
+    def __init__(self) -> None:
+        self._memory: dict[str, bytes] = {}
+        self._disk: dict[str, Path] = {}
+        self._order: dict[str, None] = {}
+        #: name -> sha256 of the bytes read first (only when a cache is used)
+        self.digests: dict[str, str] = {}
+
+    def add(self, name: str, path: Path, source: bytes, digest: bool) -> None:
+        self._order[name] = None
+        if digest:
+            self.digests[name] = content_digest(source)
+        if mentions_kafka(source):
+            self._memory[name] = source
+        else:
+            self._disk[name] = path
+
+    @property
+    def mention_kafka(self) -> bool:
+        return bool(self._memory)
+
+    def __getitem__(self, name: str) -> bytes:
+        if name in self._memory:
+            return self._memory[name]
+        source = read_source(self._disk[name])
+        return b"" if isinstance(source, Unreadable) else source
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+
 def _repository_reports(
-    sources: dict[str, bytes], cache: Cache | None, codes: Codes
+    sources: _Sources, cache: Cache | None, codes: Codes
 ) -> dict[str, FileReport]:
-    if cache is None or not any(mentions_kafka(source) for source in sources.values()):
+    if cache is None or not sources.mention_kafka:
         return check_repository(sources, codes)
-    key = cache.repository_key(sources)
+    key = cache.repository_key_of(sources.digests)
     stored = cache.get(key)
     if stored is not None and stored.keys() == sources.keys():
         return stored

@@ -62,9 +62,14 @@ def read_source(
             return Unreadable("too_large", f"{info.st_size} bytes exceeds the limit of {max_bytes}")
         chunks = []
         remaining = max_bytes + 1
-        while remaining > 0 and (chunk := os.read(fd, remaining)):
+        # Read the size the file has, not the limit: a buffer of the limit, cut down to the
+        # file's size, leaves holes that the bytes kept pin (96 MB of RSS for 106 MB read
+        # and 6 MB kept). One byte more to see the end; a file that grows, in 64 KiB reads.
+        size = info.st_size + 1
+        while remaining > 0 and (chunk := os.read(fd, min(remaining, size))):
             chunks.append(chunk)
             remaining -= len(chunk)
+            size = 1 << 16
         content = b"".join(chunks)
     except OSError as error:
         return Unreadable("unreadable", f"{type(error).__name__}: {error.strerror or error}")

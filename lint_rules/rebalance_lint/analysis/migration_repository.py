@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from rebalance_lint.analysis.listener_state import (
     Repository,
 )
 from rebalance_lint.analysis.migration import has_candidates, plan_migration
+from rebalance_lint.analysis.migration_facts import facts_shared
 from rebalance_lint.analysis.model import Analysis
 
 if TYPE_CHECKING:
@@ -87,9 +89,15 @@ def plan_repository(analyses: Mapping[str, Analysis], references: References) ->
     out = RepositoryPlan()
     # phase 1: each file as on its own, but a class nothing else uses is known as such
     unused = {cls: RemoteUses() for (_, cls), refs in found.items() if not refs}
+    # a tree's index and bindings outlive its plan only if it is planned or read again
+    again = mentioned | {path for path, _ in classes}
     for path, analysis in analyses.items():
         if has_candidates(analysis) or path in mentioned:
-            out.plans[path] = plan_migration(analysis, repository=_recorder(path, sites, unused))
+            with nullcontext() if path in again else facts_shared():
+                # the sites of a file no class is used in are never read: not kept
+                kept = sites if path in mentioned else {}
+                plan = plan_migration(analysis, repository=_recorder(path, kept, unused))
+            out.plans[path] = plan
     # phase 2: the files defining a class used elsewhere, with those uses
     uses = {cls: _remote_uses(cls, refs, sites) for (_, cls), refs in found.items() if refs}
     for path in sorted({path for path, cls in classes if cls in uses}):
