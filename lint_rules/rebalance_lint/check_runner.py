@@ -17,7 +17,7 @@ only when a KRB2xx code is among them (its plan is what their "fixable" shows).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -106,8 +106,10 @@ class _Sources(Mapping[str, bytes]):
             self._disk[name] = path
 
     @property
-    def mention_kafka(self) -> bool:
-        return bool(self._memory)
+    def mentioning_kafka(self) -> Collection[str]:
+        """The files that mention Kafka (none of the others is over the size limit):
+        :func:`rebalance_lint.check_repository` does not read the others again to see it."""
+        return self._memory.keys()
 
     def __getitem__(self, name: str) -> bytes:
         if name in self._memory:
@@ -128,7 +130,7 @@ class _Sources(Mapping[str, bytes]):
 def _repository_reports(
     sources: _Sources, cache: Cache | None, codes: Codes
 ) -> dict[str, FileReport]:
-    if cache is None or not sources.mention_kafka:
+    if cache is None or not sources.mentioning_kafka:
         return check_repository(sources, codes)
     key = cache.repository_key_of(sources.digests)
     stored = cache.get(key)

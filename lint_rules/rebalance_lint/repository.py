@@ -154,7 +154,14 @@ class _Repository:
         """Each Kafka file's linked model (or the report of why it has none), with the
         repository's migration plan on it (so fixable means what ``migrate DIR`` does)."""
         kafka: list[str] = []
-        for path, source in self.sources.items():
+        # a mapping that screened its files on reading them (``check``'s, which keeps only
+        # those that mention Kafka in memory) names them: the others are not read again
+        screened: Collection[str] | None = getattr(self.sources, "mentioning_kafka", None)
+        for path in self.sources:
+            if screened is not None and path not in screened:
+                self.reports[path] = FileReport("ok", skipped=True)  # as below
+                continue
+            source = self.sources[path]
             if len(source) > MAX_SOURCE_BYTES:
                 self.reports[path] = check_bytes(source, path, self.codes)  # too_large
                 continue
