@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/check_speed.py [--tree DIR] [--repos 86] [--megabytes 100]
-        [--kafka-share 0.25] [--repeat 3] [--jobs N]
+        [--kafka-share 0.25] [--repeat 3] [--jobs N] [--no-mono]
 
 The tree (built once, deterministically, when ``DIR`` does not exist yet) is
 :func:`synthetic_fleet.write_fleet`'s: ``--repos`` repositories filled with real
@@ -20,7 +20,11 @@ Each round runs, side by side, under ``/usr/bin/time -v``:
 * ``ruff check --no-cache --select E,F,W REPO...`` on the same arguments;
 * ``rebalance-guard check --no-cache TREE``: the whole tree as ONE argument (a directory of
   repositories, each of which has a ``pyproject.toml`` as real ones do), whose output must be
-  the per-repository run's, byte for byte.
+  the per-repository run's, byte for byte;
+* ``rebalance-guard check --no-cache MONO`` (unless ``--no-mono``): a copy of the tree made
+  ONE repository (``MONO/pyproject.toml``, the repositories under ``MONO/src`` without their
+  markers or ``.git``; built once next to the tree), whose peak memory is that of the
+  largest repository a worker can get (issue 26 item 3).
 
 It prints each command's wall time, CPU time (user + system, its worker processes included:
 steadier than wall time on a shared machine) and the largest process's peak memory
@@ -71,6 +75,25 @@ def mark_repositories(tree: Path) -> None:
             marker.write_text(f'[project]\nname = "{repository.name}"\n', "utf-8")
 
 
+def build_mono(tree: Path) -> Path:
+    """The tree as one repository (see the module docstring), built once."""
+    mono = tree.with_name(tree.name + "-mono")
+    if not mono.exists():
+        building = mono.with_name(mono.name + ".tmp")
+        shutil.rmtree(building, ignore_errors=True)
+        shutil.copytree(tree, building / "src", symlinks=True)
+        markers = {"pyproject.toml", "setup.py", "setup.cfg", ".git"}
+        for repository in (building / "src").iterdir():
+            for marker in (repository / name for name in markers):
+                if marker.is_dir():
+                    shutil.rmtree(marker)
+                elif marker.exists():
+                    marker.unlink()
+        (building / "pyproject.toml").write_text('[project]\nname = "mono"\n', "utf-8")
+        building.rename(mono)
+    return mono
+
+
 def build_tree(tree: Path, repos: int, megabytes: float, kafka_share: float) -> None:
     """The fleet, then listener modules until ``kafka_share`` of the files mention Kafka."""
     size = write_fleet(tree, repos, megabytes)
@@ -115,6 +138,7 @@ def main() -> None:
     parser.add_argument("--kafka-share", type=float, default=0.25)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None, help="check -j (default: its own)")
+    parser.add_argument("--no-mono", action="store_true", help="skip the one-repository run")
     args = parser.parse_args()
     if not args.tree.exists():
         build_tree(args.tree, args.repos, args.megabytes, args.kafka_share)
@@ -131,6 +155,9 @@ def main() -> None:
         "ruff": [],
         "check TREE": [],
     }
+    mono = None if args.no_mono else [*whole[:-1], str(build_mono(args.tree))]
+    if mono is not None:
+        rounds["check MONO"] = []
     for _ in range(args.repeat):
         cache = Path(tempfile.mkdtemp(prefix="rebalance-guard-bench-cache-"))
         env = {**os.environ, "REBALANCE_GUARD_CACHE_DIR": str(cache)}
@@ -148,6 +175,8 @@ def main() -> None:
         if one.stdout != cold.stdout:
             raise SystemExit("check TREE printed other findings than check REPO...")
         rounds["check TREE"].append(one)
+        if mono is not None:
+            rounds["check MONO"].append(timed(mono, dict(os.environ)))
     print(f"load average after: {os.getloadavg()}")
     median = {name: statistics.median(r.wall for r in runs) for name, runs in rounds.items()}
     cpu = {name: statistics.median(r.cpu for r in runs) for name, runs in rounds.items()}

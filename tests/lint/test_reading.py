@@ -73,3 +73,13 @@ def test_walk_never_leaves_the_tree_through_a_symlink(tmp_path: Path) -> None:
     migrate = _cli("migrate", str(repo), cwd=tmp_path)
     assert migrate.returncode == 0, migrate.stdout + migrate.stderr
     assert (outside / "victim.py").read_bytes() == LEGACY  # never rewritten through the link
+
+
+def test_a_file_is_read_whole_in_one_read_or_more(tmp_path: Path) -> None:
+    content = b"".join(b"x = %d\n" % i for i in range(40_000))  # over 64 KiB
+    path = tmp_path / "big.py"
+    path.write_bytes(content)
+    assert read_source(path) == content
+    assert read_source(path, max_bytes=len(content)) == content
+    limited = read_source(path, max_bytes=len(content) - 1)
+    assert isinstance(limited, Unreadable) and limited.status == "too_large"

@@ -125,3 +125,18 @@ def test_repository_mode_no_noise_over_the_standard_library_and_site_packages() 
                 noise += [f"{path}:{f.line}: {f.code} {f.message}" for f in report.findings]
     assert crashed == []
     assert noise == []
+
+
+def test_check_directory_reads_again_only_what_it_needs_and_says_the_same() -> None:
+    """``check DIR`` keeps in memory only the files that mention Kafka and reads the others
+    again when a Kafka module imports them: the same reports as the bytes given at once."""
+    from rebalance_lint.check_runner import check_directory
+    from rebalance_lint.screening import mentions_kafka
+
+    without_kafka = 0
+    for root in REPOSITORIES:
+        files = _files(root)
+        without_kafka += sum(not mentions_kafka(source) for source in files.values())
+        reports = {p.relative_to(root).as_posix(): r for p, r in check_directory(root)}
+        assert reports == check_repository(files), root.name
+    assert without_kafka, "no fixture has a module that does not mention Kafka"
