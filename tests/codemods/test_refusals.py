@@ -739,7 +739,11 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
     from rebalance_lint.analysis import migration_confluent, migration_listeners, shapes
 
     covered = " | ".join(
-        [*(reason for *_, reason in CASES + OWN_LISTENER_CASES), NESTED_REASON]
+        [
+            *(reason for *_, reason in CASES + OWN_LISTENER_CASES),
+            NESTED_REASON,
+            PRIVATE_READ_REASON,
+        ]
     )
     missing = []
     migration_shapes = [
@@ -804,6 +808,54 @@ def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says
             "instead",
         )
     ]
+
+
+PRIVATE_READ_REASON = (
+    "listener class Listener is migrated, but its callbacks still reach a consumer through "
+    "self._thread._ensure_consumer() and read its private _coordinator, which the view does "
+    "not offer; read it outside the callbacks (in the poll loop) or drop that read, by hand"
+)
+
+
+def test_a_private_read_through_an_owner_says_the_view_lacks_it() -> None:
+    """REAL_WORLD.md: a consumer thread creating its consumer lazily, the listener reaching it as
+    ``self._thread._ensure_consumer()._coordinator`` to log the generation. The view has no
+    private attributes, so "pass the consumer argument along" cannot serve it: the reason says
+    what the view lacks and the step that is left."""
+    source = KP_HEAD + textwrap.dedent(
+        """
+        class Listener(ConsumerRebalanceListener):
+            def __init__(self, thread):
+                self._thread = thread
+
+            def on_partitions_revoked(self, revoked):
+                print(self._thread._ensure_consumer()._coordinator.generation)
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+
+        class Follower:
+            def __init__(self):
+                self._consumer = None
+
+            def _ensure_consumer(self):
+                if self._consumer is None:
+                    self._consumer = KafkaConsumer(group_id="g")
+                return self._consumer
+
+            def run(self):
+                consumer = self._ensure_consumer()
+                consumer.subscribe(["a"], listener=Listener(self))
+        """
+    )
+    result = migrate_source(source.encode(), "legacy.py")
+    assert result.new_source is not None
+    assert b"class Listener(RebalanceListener):" in result.new_source
+    reasons = [m.reason for m in result.manual]
+    assert PRIVATE_READ_REASON in reasons, reasons
+    again = migrate_source(result.new_source, "legacy.py")
+    assert again.new_source is None  # idempotent
 
 
 def test_a_registration_waits_for_its_class() -> None:

@@ -12,8 +12,30 @@ from rebalance_lint.analysis.model import Analysis, IndirectInjection
 from rebalance_lint.analysis.shape import Shape
 
 
+def _private_read(found: IndirectInjection) -> str | None:
+    """The first private attribute (``_coordinator``) the class's code reads on ``found.path``:
+    the view offers only the consumer's public methods, so passing it along cannot serve it."""
+    for node in ast.walk(found.listener.node):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and ast.unparse(node.value) == found.path
+        ):
+            return node.attr
+    return None
+
+
 def _indirect_reason(found: IndirectInjection) -> str:
     """Why a migrated class still reaches a consumer of its own, and what to do about it."""
+    private = _private_read(found)
+    if private is not None:  # REAL_WORLD.md: self._thread._ensure_consumer()._coordinator
+        return (
+            f"listener class {found.listener.node.name} is migrated, but its callbacks still "
+            f"reach a consumer through {found.path} and read its private {private}, which the "
+            "view does not offer; read it outside the callbacks (in the poll loop) or drop that "
+            "read, by hand"
+        )
     return (
         f"listener class {found.listener.node.name} is migrated, but its callbacks still reach "
         f"a consumer through {found.path}, which the codemod cannot turn into the view; pass "
@@ -57,5 +79,6 @@ SHAPE = Shape(
     plan=("refusal (the class is migrated)"),
     fixtures=(
         "tests/codemods/test_refusals.py::test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says_so",
+        "tests/codemods/test_refusals.py::test_a_private_read_through_an_owner_says_the_view_lacks_it",
     ),
 )
