@@ -83,14 +83,22 @@ def check_named(named: dict[str, Path], cache: Cache | None = None, codes: Codes
 
 
 class _Sources(Mapping[str, bytes]):
-    """One repository's readable files by name, in the order read. The bytes of the files
-    that mention Kafka stay in memory (each is parsed in any case); the others, most of a
-    large repository's bytes, are read again from disk when asked for (the rules ask only
-    for a module a Kafka file imports, the migration planner scans them for class names).
-    A file that cannot be read again reads as empty: it changed while being checked."""
+    """One repository's readable files by name, in the order read. The first
+    :data:`HELD_BYTES` read stay in memory as they are (a small repository's, screened only
+    when asked: a warm cache never screens them); beyond, only the files that mention Kafka
+    (each is parsed in any case) and the others, most of a large repository's bytes, are
+    read again from disk when asked for (the rules ask only for a module a Kafka file
+    imports, the migration planner scans them for class names). A file that cannot be read
+    again reads as empty: it changed while being checked."""
+
+    #: Bytes kept unscreened (each of the 86 repositories of benchmarks/check_speed.py fits).
+    HELD_BYTES = 8 * 1024 * 1024
 
     def __init__(self) -> None:
         self._memory: dict[str, bytes] = {}
+        self._held = 0
+        self._unscreened: list[str] = []  # in memory, not screened yet
+        self._kafka: dict[str, None] = {}  # screened: they mention Kafka
         self._disk: dict[str, Path] = {}
         self._order: dict[str, None] = {}
         #: name -> sha256 of the bytes read first (only when a cache is used)
@@ -100,16 +108,29 @@ class _Sources(Mapping[str, bytes]):
         self._order[name] = None
         if digest:
             self.digests[name] = content_digest(source)
-        if mentions_kafka(source):
+        if self._held + len(source) <= self.HELD_BYTES:
             self._memory[name] = source
+            self._held += len(source)
+            self._unscreened.append(name)
+        elif mentions_kafka(source):
+            self._memory[name] = source
+            self._kafka[name] = None
         else:
             self._disk[name] = path
+
+    def any_kafka(self) -> bool:
+        """Whether any file mentions Kafka (screening only until the first that does)."""
+        return bool(self._kafka) or any(mentions_kafka(self._memory[n]) for n in self._unscreened)
 
     @property
     def mentioning_kafka(self) -> Collection[str]:
         """The files that mention Kafka (none of the others is over the size limit):
         :func:`rebalance_lint.check_repository` does not read the others again to see it."""
-        return self._memory.keys()
+        for name in self._unscreened:
+            if mentions_kafka(self._memory[name]):
+                self._kafka[name] = None
+        self._unscreened.clear()
+        return self._kafka.keys()
 
     def __getitem__(self, name: str) -> bytes:
         if name in self._memory:
@@ -130,7 +151,7 @@ class _Sources(Mapping[str, bytes]):
 def _repository_reports(
     sources: _Sources, cache: Cache | None, codes: Codes
 ) -> dict[str, FileReport]:
-    if cache is None or not sources.mentioning_kafka:
+    if cache is None or not sources.any_kafka():
         return check_repository(sources, codes)
     key = cache.repository_key_of(sources.digests)
     stored = cache.get(key)
