@@ -89,7 +89,8 @@ class _Sources(Mapping[str, bytes]):
     (each is parsed in any case) and the others, most of a large repository's bytes, are
     read again from disk when asked for (the rules ask only for a module a Kafka file
     imports, the migration planner scans them for class names). A file that cannot be read
-    again reads as empty: it changed while being checked."""
+    again reads as empty: it changed while being checked, and so (read back with other bytes
+    than those its cache key was taken from) the repository's reports are not cached."""
 
     #: Bytes kept unscreened (each of the 86 repositories of benchmarks/check_speed.py fits).
     HELD_BYTES = 8 * 1024 * 1024
@@ -103,6 +104,8 @@ class _Sources(Mapping[str, bytes]):
         self._order: dict[str, None] = {}
         #: name -> sha256 of the bytes read first (only when a cache is used)
         self.digests: dict[str, str] = {}
+        #: a file read back from disk differed from its first read (edited meanwhile)
+        self.changed = False
 
     def add(self, name: str, path: Path, source: bytes, digest: bool) -> None:
         self._order[name] = None
@@ -136,7 +139,12 @@ class _Sources(Mapping[str, bytes]):
         if name in self._memory:
             return self._memory[name]
         source = read_source(self._disk[name])
-        return b"" if isinstance(source, Unreadable) else source
+        if isinstance(source, Unreadable):
+            self.changed = True
+            return b""
+        if name in self.digests and content_digest(source) != self.digests[name]:
+            self.changed = True
+        return source
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
@@ -158,7 +166,8 @@ def _repository_reports(
     if stored is not None and stored.keys() == sources.keys():
         return stored
     reports = check_repository(sources, codes)
-    cache.put(key, reports)
+    if not sources.changed:  # else the reports may not be those of the bytes keyed
+        cache.put(key, reports)
     return reports
 
 

@@ -273,3 +273,34 @@ def test_unused_entries_and_leftovers_are_pruned_once_a_day(project: Path) -> No
     cache.prune(now + 2 * 24 * 3600)
     assert not used.exists()
     assert (project / "c" / ".gitignore").is_file()
+
+
+def test_a_module_edited_while_it_is_checked_leaves_no_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond the bytes a repository keeps in memory, a module without Kafka is read again
+    from disk when a Kafka module needs it; edited in between, the reports are not those of
+    the bytes the entry would be keyed by, so none is written (the next run checks again)."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "repo_owner_elsewhere", root)
+    cache = Cache(tmp_path / "c")
+    listener, worker = root / "pipeline" / "listener.py", root / "pipeline" / "worker.py"
+    monkeypatch.setattr(check_runner._Sources, "HELD_BYTES", 0)  # every such module re-read
+    first_read = check_runner.read_source
+    edited = worker.read_bytes().replace(b"self.consumer.commit()", b"pass")
+
+    def edited_after_first_read(path: Path) -> object:
+        if path == worker and getattr(edited_after_first_read, "seen", False):
+            return edited
+        if path == worker:
+            edited_after_first_read.seen = True  # type: ignore[attr-defined]
+        return first_read(path)
+
+    monkeypatch.setattr(check_runner, "read_source", edited_after_first_read)
+    raced = dict(check_directory(root, cache))[listener]
+    assert isinstance(raced, FileReport)
+    assert len([f for f in raced.findings if f.code == "KRB105"]) == 1  # read back edited
+    monkeypatch.setattr(check_runner, "read_source", first_read)
+    report = dict(check_directory(root, cache))[listener]  # unedited on disk: checked again
+    assert isinstance(report, FileReport)
+    assert len([f for f in report.findings if f.code == "KRB105"]) == 2
