@@ -45,6 +45,20 @@ class FileFacts:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.bindings.parent.get(node)
 
+    def sole_assignment(self, name: ast.Name) -> tuple[ast.AST, ast.expr] | None:
+        """The binding ``name`` reads and the value it gets, when that binding is the one
+        target of a plain ``=`` (``name = value``); else None."""
+        target = self.bindings.binding(name)
+        assign = self.parent(target) if target is not None else None
+        if (
+            target is not None
+            and isinstance(assign, ast.Assign)
+            and len(assign.targets) == 1
+            and assign.targets[0] is target
+        ):
+            return target, assign.value
+        return None
+
 
 def file_facts(tree: ast.Module, text: str, imports: ImportMap) -> FileFacts:
     lines = re.split("\r\n|\r|\n", text)

@@ -106,16 +106,10 @@ def _partitions_display(call: ast.Call, facts: FileFacts) -> bool:
 
 def _topic_partition(expr: ast.expr, facts: FileFacts) -> bool:
     if isinstance(expr, ast.Name):
-        bound = facts.bindings.binding(expr)
-        assign = facts.parent(bound) if bound is not None else None
-        if not (
-            isinstance(assign, ast.Assign)
-            and len(assign.targets) == 1
-            and assign.targets[0] is bound
-            and facts.bindings.references(bound, expr.id) is not None
-        ):
+        found = facts.sole_assignment(expr)
+        if found is None or facts.bindings.references(found[0], expr.id) is None:
             return False
-        expr = assign.value
+        expr = found[1]
     return isinstance(expr, ast.Call) and any(
         name.partition(".")[0] in {"kafka", "aiokafka"} and name.endswith(".TopicPartition")
         for name in facts.qualnames(expr.func)

@@ -23,17 +23,10 @@ def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
         return _attribute_creation(value, state)
     if not isinstance(value, ast.Name):
         return None
-    target = state.facts.bindings.binding(value)
-    assign = state.facts.parent(target) if target is not None else None
-    if (
-        isinstance(target, ast.Name)
-        and isinstance(assign, ast.Assign)
-        and len(assign.targets) == 1
-        and assign.targets[0] is target
-        and isinstance(assign.value, ast.Call)
-    ):
-        state.instance_names[assign.value] = target
-        return assign.value
+    found = state.facts.sole_assignment(value)
+    if found is not None and isinstance(found[0], ast.Name) and isinstance(found[1], ast.Call):
+        state.instance_names[found[1]] = found[0]
+        return found[1]
     return None
 
 

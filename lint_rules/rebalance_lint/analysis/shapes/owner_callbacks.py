@@ -108,17 +108,11 @@ def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str,
 
 def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
     """The class of the file ``name`` holds when its one binding is ``name = Cls(...)``."""
-    target = facts.bindings.binding(name)
-    assign = facts.parent(target) if target is not None else None
-    if not (
-        isinstance(assign, ast.Assign)
-        and len(assign.targets) == 1
-        and assign.targets[0] is target
-        and isinstance(assign.value, ast.Call)
-        and isinstance(assign.value.func, ast.Name)
-    ):
+    found = facts.sole_assignment(name)
+    value = found[1] if found is not None else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
         return None
-    cls = facts.bindings.binding(assign.value.func)
+    cls = facts.bindings.binding(value.func)
     return cls if isinstance(cls, ast.ClassDef) else None
 
 
