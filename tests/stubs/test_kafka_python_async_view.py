@@ -32,6 +32,7 @@ from rebalance_guard.kafka_python import (
 
 from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import KP3, make_consumer, produce
+from tests.stubs.test_kafka_python_view import CALLS as SYNC_VIEW_CALLS
 
 pytestmark = [
     pytest.mark.kafka_python,
@@ -148,26 +149,7 @@ def test_errors_of_a_coroutine_reach_the_callback(consumer: Any) -> None:
         on_io_thread(consumer, body)
 
 
-CALLS: dict[str, tuple[Any, ...]] = {
-    "commit": (),
-    "commit_async": (),
-    "committed": (TopicPartition("t", 0),),
-    "position": (TopicPartition("t", 0),),
-    "seek": (TopicPartition("t", 0), 1),
-    "seek_to_beginning": (),
-    "seek_to_end": (),
-    "assignment": (),
-    "pause": (),
-    "resume": (),
-    "paused": (),
-    "beginning_offsets": ([TopicPartition("t", 0)],),
-    "end_offsets": ([TopicPartition("t", 0)],),
-    "offsets_for_times": ({TopicPartition("t", 0): 0},),
-    "partitions_for_topic": ("t",),
-    "topics": (),
-    "highwater": (TopicPartition("t", 0),),
-    "group_metadata": (),
-}
+CALLS = SYNC_VIEW_CALLS  # the same methods, the same arguments; some awaited here
 
 
 def test_every_protocol_method_has_a_call_below() -> None:
