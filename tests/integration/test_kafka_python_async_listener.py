@@ -27,12 +27,14 @@ from rebalance_guard.kafka_python import (
 from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import (
     KP3,
-    BackgroundProducer,
-    Fleet,
     fleet,
     make_consumer,
     partitions_of,
     produce,
+)
+from tests.integration.test_kafka_python_commit_on_revoke import (
+    Processed,
+    exactly_once_across_rebalances,
 )
 
 pytestmark = pytest.mark.kafka_python
@@ -41,23 +43,8 @@ PARTITIONS = 4
 KP2_REASON = "kafka-python 2 has no IO loop to await callbacks on: refused (test_kp2_refuses)"
 
 
-class CommitOnRevoke(AsyncRebalanceListener):
-    """Processes records; on revoke awaits a commit of what it processed."""
-
-    def __init__(self, processed: list[int], bare: bool) -> None:
-        self.processed = processed
-        self.bare = bare
-        self.next_offsets: dict[TopicPartition, int] = {}
-        self.commits = 0
-        self.events: list[tuple[str, list[int]]] = []
-
-    def _event(self, kind: str, partitions: Any) -> None:
-        self.events.append((kind, sorted(tp.partition for tp in partitions)))
-
-    def process(self, _consumer: Any, records: dict[TopicPartition, list[Any]]) -> None:
-        for tp, batch in records.items():
-            self.processed.extend(int(record.value) for record in batch)
-            self.next_offsets[tp] = batch[-1].offset + 1
+class CommitOnRevoke(Processed, AsyncRebalanceListener):
+    """On revoke, awaits a commit of what it processed (bare, or its offsets)."""
 
     async def on_partitions_assigned(
         self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer
@@ -68,11 +55,7 @@ class CommitOnRevoke(AsyncRebalanceListener):
         self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer
     ) -> None:
         self._event("revoked", partitions)
-        offsets = {
-            tp: OffsetAndMetadata(self.next_offsets.pop(tp), "", -1)
-            for tp in partitions
-            if tp in self.next_offsets
-        }
+        offsets = self.offsets(partitions)
         if self.bare:  # KIP-1306's example: the revoked partitions are still assigned
             assert partitions <= consumer.assignment()
             await consumer.commit()
@@ -85,14 +68,7 @@ class CommitOnRevoke(AsyncRebalanceListener):
         self, partitions: set[TopicPartition], consumer: AsyncRebalanceConsumer
     ) -> None:
         self._event("lost", partitions)
-        for tp in partitions:
-            self.next_offsets.pop(tp, None)
-
-
-def _leave(group: Fleet, consumer: Any) -> None:
-    group.settle(2.0)  # leave a stable group: a commit during a rebalance fails on any client
-    group.remove(consumer)
-    consumer.close()  # kafka-python 3 revokes first: the listener commits
+        self.offsets(partitions)  # owned elsewhere already: committing would fail
 
 
 @pytest.mark.parametrize("commit", ["bare", "explicit"])
@@ -100,43 +76,12 @@ def _leave(group: Fleet, consumer: Any) -> None:
 def test_every_message_processed_once_across_rebalances(
     broker: Broker, protocol: str, commit: str
 ) -> None:
+    """The sync listener's scenario (test_kafka_python_commit_on_revoke), awaiting the view."""
     if not KP3:
         pytest.skip(KP2_REASON)
-    topic = broker.create_topic(partitions=PARTITIONS)
-    group_id = broker.group()
-    processed: list[int] = []
-    listeners: list[CommitOnRevoke] = []
-
-    def join(group: Fleet) -> Any:
-        listener = CommitOnRevoke(processed, bare=commit == "bare")
-        listeners.append(listener)
-        consumer = make_consumer(broker.bootstrap, group_id, protocol)
-        set_rebalance_listener(consumer, listener)
-        consumer.subscribe([topic])
-        return group.add(consumer, listener.process)
-
-    with fleet() as group, BackgroundProducer(broker.bootstrap, topic, PARTITIONS) as producer:
-        first = join(group)
-        group.until(lambda: group.balanced(PARTITIONS), "one member")
-        second = join(group)
-        group.until(lambda: group.balanced(PARTITIONS), "rebalance 1: two members")
-        join(group)
-        group.until(lambda: group.balanced(PARTITIONS), "rebalance 2: three members")
-        _leave(group, first)
-        group.until(lambda: group.balanced(PARTITIONS), "rebalance 3: two members")
-        _leave(group, second)
-        group.until(lambda: group.balanced(PARTITIONS), "rebalance 4: one member")
-        sent = producer.stop()
-        group.until(lambda: len(processed) >= sent, f"all {sent} messages")
-        group.settle(2.0)  # anything re-delivered would arrive now
-
-    assert not group.poll_errors
-    assert sum(listener.commits for listener in listeners) >= 3
-    duplicates = len(processed) - len(set(processed))
-    history = [listener.events for listener in listeners]
-    assert duplicates == 0, f"{duplicates} messages processed twice; callbacks: {history}"
-    assert sorted(processed) == list(range(sent)), "messages missing"
-    assert sent > 1000
+    exactly_once_across_rebalances(
+        broker, protocol, lambda processed: CommitOnRevoke(processed, bare=commit == "bare")
+    )
 
 
 class SeekOnAssign(AsyncRebalanceListener):

@@ -13,6 +13,7 @@ cooperative rebalancing, see COOPERATIVE_REASON).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -35,21 +36,19 @@ pytestmark = pytest.mark.kafka_python
 PARTITIONS = 4
 
 
-class CommitOnRevoke(RebalanceListener):
-    """Processes records and commits what it processed when partitions are revoked."""
+class Processed:
+    """What one member processed, the offsets it may commit, and its callbacks (for the
+    failure message): the bookkeeping of every commit-on-revoke listener kind here."""
 
     def __init__(self, processed: list[int], bare: bool) -> None:
         self.processed = processed
         self.bare = bare
         self.next_offsets: dict[TopicPartition, int] = {}
         self.commits = 0
-        self.events: list[tuple[str, list[int]]] = []  # for the failure message
+        self.events: list[tuple[str, list[int]]] = []
 
     def _event(self, kind: str, partitions: Any) -> None:
         self.events.append((kind, sorted(tp.partition for tp in partitions)))
-
-    def on_partitions_assigned(self, partitions: Any, consumer: Any) -> None:
-        self._event("assigned", partitions)
 
     def process(self, _consumer: Any, records: dict[TopicPartition, list[Any]]) -> None:
         for tp, batch in records.items():
@@ -62,6 +61,13 @@ class CommitOnRevoke(RebalanceListener):
             for tp in partitions
             if tp in self.next_offsets
         }
+
+
+class CommitOnRevoke(Processed, RebalanceListener):
+    """Commits what it processed when partitions are revoked, with a blocking commit."""
+
+    def on_partitions_assigned(self, partitions: Any, consumer: Any) -> None:
+        self._event("assigned", partitions)
 
     def on_partitions_revoked(self, partitions: Any, consumer: Any) -> None:
         self._event("revoked", partitions)
@@ -78,29 +84,27 @@ class CommitOnRevoke(RebalanceListener):
         self.offsets(partitions)  # owned elsewhere already: committing would fail
 
 
-def leave(group: Fleet, consumer: Any, listener: CommitOnRevoke) -> None:
+def leave(group: Fleet, consumer: Any) -> None:
     group.settle(2.0)  # leave a stable group: a commit during a rebalance fails on any client
     group.remove(consumer)
     consumer.close()  # revokes first (kafka-python 3 itself, rebalance_guard on 2.x): commits
 
 
-@pytest.mark.parametrize("commit", ["bare", "explicit"])
-@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
-def test_every_message_processed_once_across_rebalances(
-    broker: Broker, protocol: str, commit: str
+def exactly_once_across_rebalances(
+    broker: Broker, protocol: str, listener_of: Callable[[list[int]], Processed]
 ) -> None:
-    if protocol == "cooperative" and not KP3:
-        pytest.skip(COOPERATIVE_REASON)
+    """Three members join and two leave (four rebalances, each awaited until the group is
+    balanced) while numbered messages are produced: each is processed exactly once."""
     topic = broker.create_topic(partitions=PARTITIONS)
     group_id = broker.group()
     processed: list[int] = []
-    listeners: list[CommitOnRevoke] = []
+    listeners: list[Processed] = []
 
     def join(group: Fleet) -> Any:
-        listener = CommitOnRevoke(processed, bare=commit == "bare")
+        listener = listener_of(processed)
         listeners.append(listener)
         consumer = make_consumer(broker.bootstrap, group_id, protocol)
-        set_rebalance_listener(consumer, listener)
+        set_rebalance_listener(consumer, listener)  # type: ignore[arg-type]
         consumer.subscribe([topic])
         return group.add(consumer, listener.process)
 
@@ -111,9 +115,9 @@ def test_every_message_processed_once_across_rebalances(
         group.until(lambda: group.balanced(PARTITIONS), "rebalance 1: two members")
         join(group)
         group.until(lambda: group.balanced(PARTITIONS), "rebalance 2: three members")
-        leave(group, first, listeners[0])
+        leave(group, first)
         group.until(lambda: group.balanced(PARTITIONS), "rebalance 3: two members")
-        leave(group, second, listeners[1])
+        leave(group, second)
         group.until(lambda: group.balanced(PARTITIONS), "rebalance 4: one member")
         sent = producer.stop()
         group.until(lambda: len(processed) >= sent, f"all {sent} messages")
@@ -126,6 +130,18 @@ def test_every_message_processed_once_across_rebalances(
     assert duplicates == 0, f"{duplicates} messages processed twice; callbacks: {history}"
     assert sorted(processed) == list(range(sent)), "messages missing"
     assert sent > 1000  # the producer really wrote throughout the rebalances
+
+
+@pytest.mark.parametrize("commit", ["bare", "explicit"])
+@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
+def test_every_message_processed_once_across_rebalances(
+    broker: Broker, protocol: str, commit: str
+) -> None:
+    if protocol == "cooperative" and not KP3:
+        pytest.skip(COOPERATIVE_REASON)
+    exactly_once_across_rebalances(
+        broker, protocol, lambda processed: CommitOnRevoke(processed, bare=commit == "bare")
+    )
 
 
 def test_close_during_an_unfinished_join_does_not_revoke_twice(broker: Broker) -> None:
