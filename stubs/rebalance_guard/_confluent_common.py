@@ -153,7 +153,7 @@ class StagingView(ExpiringView):
 
 
 class ClosingRevocation:
-    """The revocation the adapter runs itself before ``close()``, and what it already told.
+    """The revocation the adapter runs itself before ``close()``; later callbacks tell nothing.
 
     Under an incremental protocol, librdkafka's ``close()`` with an assignment callback
     still pending (``join-state wait-assign-call``: the member was assigned, the
@@ -165,32 +165,31 @@ class ClosingRevocation:
     Apache Kafka 4.4, no rebalance_guard). Java revokes before it leaves
     (``onLeavePrepare``). So the adapters revoke the whole assignment through the listener
     before calling ``close()``. The callbacks librdkafka runs during the close then tell the
-    listener only about partitions it was not told of yet (revoked or lost: Java calls one
-    or the other) and make no librdkafka call themselves: confluent's binding (un)assigns by
+    listener nothing (each partition is revoked once: Java calls revoked or lost, not both)
+    and make no librdkafka call themselves: confluent's binding (un)assigns by
     default when a callback did not, on the thread serving ``close()``. A call of the
     adapter's own there can wait forever: ``assignment()`` from a revocation inside
     ``close()`` hung, and an ``AIOConsumer``'s ``incremental_unassign()`` (made on another
     executor thread while ``close()`` serves the callback) deadlocked once in 121 closes.
+
+    Everything the listener was told it owns is in the assignment revoked before ``close()``
+    (each assignment callback adds its partitions before it returns). What ``close()``
+    revokes beyond that is a pending assignment the listener was never told of: it is told
+    nothing of it (Java's ``close()`` delivers no pending assignment). Telling it ran the
+    listener's bare ``commit()`` inside ``close()``, where librdkafka answered ``_DESTROY``
+    (an AIOConsumer under KIP-848 in CI, 2026-11-26; every time in
+    tests/integration/test_confluent_kafka_close.py's pending-assignment test).
     """
 
-    __slots__ = ("_told",)
+    __slots__ = ("started",)
 
     def __init__(self) -> None:
-        self._told: set[Key] | None = None  # None: not closing
-
-    @property
-    def started(self) -> bool:
-        return self._told is not None
+        self.started = False
 
     def start(self, owned: list[TopicPartition]) -> list[TopicPartition]:
         """Begin closing with ``owned`` assigned: the partitions to revoke now."""
-        self._told = {key(p) for p in owned}
+        self.started = True
         return owned
-
-    def untold(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
-        """The revoked partitions the listener has not been told of yet."""
-        told = self._told
-        return partitions if told is None else [p for p in partitions if key(p) not in told]
 
 
 def nothing_to_commit(exc: KafkaException, bare: bool) -> bool:

@@ -95,7 +95,8 @@ How it maps onto confluent-kafka (2.x, librdkafka underneath), and why:
 * ``close()`` of a :class:`Consumer` first runs ``on_partitions_revoked`` with the whole
   assignment, while the member is still in the group, as Java does before it leaves; then
   librdkafka's close runs, and its own revocation only unassigns (the listener hears of
-  each partition once). librdkafka's order cannot be relied on: closing while an
+  each partition once, and nothing of an assignment still pending when ``close()`` began:
+  Java delivers none). librdkafka's order cannot be relied on: closing while an
   assignment callback is pending (right after a cooperative rebalance) it turns that
   assignment into an unassignment and leaves the group before the revocation runs, so a
   commit there has nothing left to commit or fails with ``UNKNOWN_MEMBER_ID``
@@ -408,15 +409,13 @@ class _Adapter:
             legacy_lost = lost and self._legacy[2] is not None
             self._call_legacy(2 if legacy_lost else 1, consumer, partitions)
             return
-        closing = self._closing.started
+        if self._closing.started:  # told before close(); confluent's default unassigns
+            return  # (ClosingRevocation)
         try:
-            untold = self._closing.untold(partitions)
-            if untold or not closing:  # eager may revoke nothing: still told
-                self._tell_revoked(consumer, untold, lost)
+            self._tell_revoked(consumer, partitions, lost)  # eager may revoke nothing: told
         finally:
-            if not closing:  # closing: confluent's default unassigns (ClosingRevocation)
-                self._change(consumer, partitions, add=False)
-                consumer.resume(partitions)  # librdkafka would keep them paused for next time
+            self._change(consumer, partitions, add=False)
+            consumer.resume(partitions)  # librdkafka would keep them paused for next time
 
     def _tell_revoked(
         self, consumer: confluent_kafka.Consumer, partitions: list[TopicPartition], lost: bool

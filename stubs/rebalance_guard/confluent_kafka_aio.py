@@ -431,15 +431,13 @@ class _Adapter:
     async def _revoke(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str
     ) -> None:
-        closing = self._closing.started
+        if self._closing.started:  # told before close(); confluent's default unassigns
+            return  # (ClosingRevocation)
         try:
-            untold = self._closing.untold(partitions)
-            if untold or not closing:  # eager may revoke nothing: still told
-                await self._tell_revoked(consumer, untold, event)
+            await self._tell_revoked(consumer, partitions, event)  # eager may revoke nothing
         finally:
-            if not closing:  # closing: confluent's default unassigns (ClosingRevocation)
-                await self._change(consumer, partitions, add=False)
-                await consumer.resume(partitions)  # librdkafka would keep them paused for next time
+            await self._change(consumer, partitions, add=False)
+            await consumer.resume(partitions)  # librdkafka would keep them paused for next time
 
     async def _tell_revoked(
         self, consumer: _PlainAIOConsumer, partitions: list[TopicPartition], event: str

@@ -40,25 +40,47 @@ PARTITIONS = 4
 T = TypeVar("T")
 
 
-class BareCommitOnRevoke(sync_guard.RebalanceListener):
+class Ownership:
+    """What the listener was told it owns, and any revocation of a partition it never owned."""
+
     def __init__(self) -> None:
         self.revocations = 0
+        self.owned: set[int] = set()
+        self.never_owned: set[int] = set()
+
+    def assigned(self, partitions: list[TopicPartition]) -> None:
+        self.owned |= {p.partition for p in partitions}
+
+    def revoked(self, partitions: list[TopicPartition]) -> None:
+        self.revocations += 1
+        gone = {p.partition for p in partitions}
+        self.never_owned |= gone - self.owned
+        self.owned -= gone
+
+
+class BareCommitOnRevoke(Ownership, sync_guard.RebalanceListener):
+    def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: sync_guard.RebalanceConsumer
+    ) -> None:
+        self.assigned(partitions)
 
     def on_partitions_revoked(
         self, partitions: list[TopicPartition], consumer: sync_guard.RebalanceConsumer
     ) -> None:
-        self.revocations += 1
+        self.revoked(partitions)
         consumer.commit()
 
 
-class AsyncBareCommitOnRevoke(aio_guard.RebalanceListener):
-    def __init__(self) -> None:
-        self.revocations = 0
+class AsyncBareCommitOnRevoke(Ownership, aio_guard.RebalanceListener):
+    async def on_partitions_assigned(
+        self, partitions: list[TopicPartition], consumer: aio_guard.RebalanceConsumer
+    ) -> None:
+        self.assigned(partitions)
 
     async def on_partitions_revoked(
         self, partitions: list[TopicPartition], consumer: aio_guard.RebalanceConsumer
     ) -> None:
-        self.revocations += 1
+        self.revoked(partitions)
         await consumer.commit()
 
 
@@ -152,6 +174,66 @@ def test_close_right_after_a_rebalance_commits_what_was_processed(
         assert processed, "the first member kept no partition it had processed"
         for partition, offset in processed.items():
             assert committed[partition] == offset, (partition, committed, processed)
+    finally:
+        for member in (first, second):
+            if member is not None:
+                member.close()
+        loop.close()
+
+
+def _broker_owners(broker: Broker, group: str) -> list[set[int]]:
+    """Each member's assignment as the group coordinator holds it (classic and KIP-848)."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    (description,) = (f.result(30) for f in admin.describe_consumer_groups([group]).values())
+    return [{tp.partition for tp in m.assignment.topic_partitions} for m in description.members]
+
+
+@pytest.mark.parametrize("protocol", ["cooperative", "consumer"])
+@pytest.mark.parametrize("api", ["Consumer", "AIOConsumer"])
+def test_close_with_an_assignment_pending_tells_the_listener_nothing_of_it(
+    broker: Broker, api: str, protocol: str
+) -> None:
+    """The group gives a member more partitions while it does not poll; it then closes.
+
+    librdkafka's ``close()`` revokes the pending partitions too. The listener, never told
+    they were assigned, must not be told they are revoked (Java's ``close()`` delivers no
+    pending assignment), and its bare commit must not fail: telling it ran that commit
+    inside ``close()``, where librdkafka answered ``_DESTROY`` (an AIOConsumer under KIP-848,
+    CI 2026-11-26). Eager cannot get there: its rejoin waits for the application's poll.
+    """
+    topic = broker.create_topic(PARTITIONS)
+    group = broker.group()
+    produce(broker, topic, 40, PARTITIONS)
+    conf = config(broker, group, protocol)
+    loop = asyncio.new_event_loop()
+    first = second = None
+    try:
+        first = Member(api, conf, topic, loop)
+        second = Member(api, conf, topic, loop)
+
+        def both() -> None:
+            first.poll()
+            second.poll()
+
+        _until(lambda: bool(first.assignment() and second.assignment()), both, "both assigned")
+        first.close()
+        first = None
+        every = set(range(PARTITIONS))
+        # the second member does not poll: the coordinator hands it the first's partitions
+        _until(
+            lambda: _broker_owners(broker, group) == [every],
+            lambda: time.sleep(0.2),
+            "the coordinator giving the second member every partition",
+        )
+        time.sleep(2)  # the assignment's way from the coordinator into librdkafka's queue
+        told = set(second.listener.owned)
+        assert told != every, "the second member polled its new assignment: nothing pending"
+        second.close()
+        second_listener, second = second.listener, None
+        assert second_listener.never_owned == set()
+        assert second_listener.owned == set(), "what it was told it owned is revoked at close"
     finally:
         for member in (first, second):
             if member is not None:
