@@ -19,9 +19,11 @@ import ast
 import gc
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 
 from rebalance_lint.analysis.build import Builder, Prepared, prepare
-from rebalance_lint.analysis.migration_facts import facts_shared
+from rebalance_lint.analysis.collect import FunctionNode
+from rebalance_lint.analysis.migration_facts import FileFacts, facts_shared, file_facts
 from rebalance_lint.analysis.migration_repository import (
     RepositoryPlan,
     legacy_listeners,
@@ -116,6 +118,8 @@ class _Repository:
         self.reports: dict[str, FileReport] = {}
         self.program = Program(sources, self._load)
         self.migration: RepositoryPlan | None = None
+        #: the planner facts of modules whose functions a planned file imports
+        self._facts: dict[str, FileFacts] = {}
 
     def release(self) -> None:
         """Drop the links between the repository's objects once its reports are made
@@ -123,6 +127,7 @@ class _Repository:
         self.program.release()
         self.prepared.clear()
         self.reports.clear()
+        self._facts.clear()
         self.__dict__.pop("_finder", None)
 
     def _load(self, path: str) -> Unit | None:
@@ -192,7 +197,7 @@ class _Repository:
             mentions = mentioning(self.sources, names) if names else {}
             self._finder = ReferenceFinder(self.program, mentions)
             with facts_shared():  # a tree's index and bindings built once
-                self.migration = plan_repository(linked, self._references)
+                self.migration = plan_repository(linked, self._references, self._function)
         except Exception:  # RecursionError, a planner bug: each file planned on its own
             for analysis in linked.values():
                 analysis.migration = None
@@ -204,6 +209,29 @@ class _Repository:
         if unit is None:
             return []
         return self._finder.find(unit, cls)
+
+    def _function(self, path: str, name: ast.expr) -> tuple[FileFacts, FunctionNode] | None:
+        """The module-level function ``name`` (imported into ``path``) is in another module
+        of the repository, with that module's planner facts (built once per module)."""
+        unit = self.program.unit(path)
+        found = self.program.imported(unit, name) if unit is not None else None
+        if found is None or found[0] is unit:
+            return None
+        other, function = found
+        prepared = self.prepared.get(other.path)
+        tree = other.facts.module.node
+        if (
+            prepared is None
+            or not isinstance(tree, ast.Module)
+            or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+            or function not in tree.body
+        ):
+            return None
+        facts = self._facts.get(other.path)
+        if facts is None:
+            facts = self._facts[other.path] = file_facts(tree, prepared.text, other.facts.imports)
+            facts.imported = partial(self._function, other.path)
+        return facts, function
 
     def _builder_of(self, unit: Unit) -> Builder | None:
         prepared = self.prepared.get(unit.path)

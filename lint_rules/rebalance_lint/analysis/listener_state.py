@@ -89,10 +89,13 @@ class Repository:
 
     ``uses(cls)``: the other modules' uses of a listener class of this file (None: single-file
     mode, the class is planned from this file alone). ``sites`` receives what the file's
-    planning learnt about the listener instances it registers."""
+    planning learnt about the listener instances it registers. ``functions``: the function a
+    name imported from another module of the repository means there, with that module's
+    facts (:attr:`~.migration_facts.FileFacts.imported`)."""
 
     uses: Callable[[ast.ClassDef], RemoteUses | None]
     sites: Callable[[ListenerSites], None] = lambda _: None
+    functions: Callable[[ast.expr], tuple[FileFacts, Function] | None] = lambda _: None
 
 
 @dataclass

@@ -49,6 +49,8 @@ def plan_migration(
     if tree is None or not packages:
         return MigrationPlan()
     facts = file_facts(tree, analysis.text, analysis.imports)
+    if repository is not None:
+        facts.imported = repository.functions
     plan = plan_listeners(facts, analysis, only, repository)
     if only in (None, "confluent_kafka"):
         plan.merge(plan_confluent(facts, analysis))

@@ -11,11 +11,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.file_index import FileIndex, build_index
 from rebalance_lint.analysis.file_index import names_in as names_in  # re-exported
@@ -36,6 +37,9 @@ class FileFacts:
     imports: ImportMap
     index: FileIndex
     bindings: Bindings
+    #: repository mode: the module-level function a name imported from another module of
+    #: the repository means there, with that module's facts (single-file mode: always None)
+    imported: Callable[[ast.expr], tuple[FileFacts, FunctionNode] | None] = lambda _: None
 
     def qualnames(self, expr: ast.expr) -> set[str]:
         """Fully qualified names ``expr`` was imported as (empty when not imported)."""

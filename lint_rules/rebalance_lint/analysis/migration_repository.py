@@ -21,6 +21,7 @@ import ast
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rebalance_lint.analysis.edits import MigrationPlan
@@ -36,12 +37,21 @@ from rebalance_lint.analysis.migration_facts import facts_shared
 from rebalance_lint.analysis.model import Analysis
 
 if TYPE_CHECKING:
+    from rebalance_lint.analysis.collect import FunctionNode
+    from rebalance_lint.analysis.migration_facts import FileFacts
     from rebalance_lint.analysis.references import ClassReference
 
 #: (path of the defining module, the class) -> its uses in the other modules
 References = Callable[[str, ast.ClassDef], "list[ClassReference]"]
 
+#: (path of the importing module, a name it imports) -> the function it means there
+Functions = Callable[[str, ast.expr], "tuple[FileFacts, FunctionNode] | None"]
+
 _LISTENER_KEYS = frozenset(client.key for client in LISTENER_CLIENTS)
+
+
+def _none(_path: str, _name: ast.expr) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -79,9 +89,13 @@ def legacy_listeners(analyses: Mapping[str, Analysis]) -> list[tuple[str, ast.Cl
     ]
 
 
-def plan_repository(analyses: Mapping[str, Analysis], references: References) -> RepositoryPlan:
+def plan_repository(
+    analyses: Mapping[str, Analysis], references: References, functions: Functions = _none
+) -> RepositoryPlan:
     """Plan every file of a repository together; each file's plan is left on its analysis
-    (so a KRB2xx finding is fixable exactly when ``migrate DIR`` rewrites its site)."""
+    (so a KRB2xx finding is fixable exactly when ``migrate DIR`` rewrites its site).
+    ``functions(path, name)``: the function a name imported into ``path`` from another module
+    means there (:attr:`~.migration_facts.FileFacts.imported`)."""
     classes = legacy_listeners(analyses)
     found = {(path, cls): references(path, cls) for path, cls in classes}
     mentioned = {ref.path for refs in found.values() for ref in refs}
@@ -96,12 +110,16 @@ def plan_repository(analyses: Mapping[str, Analysis], references: References) ->
             with nullcontext() if path in again else facts_shared():
                 # the sites of a file no class is used in are never read: not kept
                 kept = sites if path in mentioned else {}
-                plan = plan_migration(analysis, repository=_recorder(path, kept, unused))
+                recorder = _recorder(path, kept, unused)
+                recorder.functions = partial(functions, path)
+                plan = plan_migration(analysis, repository=recorder)
             out.plans[path] = plan
     # phase 2: the files defining a class used elsewhere, with those uses
     uses = {cls: _remote_uses(cls, refs, sites) for (_, cls), refs in found.items() if refs}
     for path in sorted({path for path, cls in classes if cls in uses}):
-        repository = Repository(uses=lambda cls: uses.get(cls) or unused.get(cls))
+        repository = Repository(
+            uses=lambda cls: uses.get(cls) or unused.get(cls), functions=partial(functions, path)
+        )
         out.plans[path] = plan_migration(analyses[path], repository=repository)
     for (path, cls), remote in ((key, uses[key[1]]) for key in found if key[1] in uses):
         if not remote.migrated:

@@ -131,7 +131,7 @@ def _check_callback(
             and isinstance(call, ast.Call)
             and call.func is method
         ):
-            if helper_takes_view(ref, facts, _view_call_ok(client, facts)):
+            if helper_takes_view(ref, facts, lambda home: _view_call_ok(client, home)):
                 continue  # the helper gets the view and calls only what it offers
             return (
                 f"{label} uses the consumer other than to call a method (line {line}): "

@@ -16,13 +16,16 @@ from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
 
+#: The calls a helper may make on the view, given the facts of the helper's own file:
+#: ``calls(facts)(call, method)`` (one decision per planner: :func:`offered_by_view`).
+ViewCalls = Callable[[FileFacts], Callable[[ast.Call, str], bool]]
 
-def helper_takes_view(
-    use: ast.AST, facts: FileFacts, call_ok: Callable[[ast.Call, str], bool], depth: int = 0
-) -> bool:
-    """Whether ``use`` (the callback's consumer) is handed to a function of this file that
-    only calls methods the view offers on it (``call_ok``), shows it, or hands it on the same
-    way: ``commit_all(consumer)``, ``_check_partitions_at_eof(consumer, partitions)``.
+
+def helper_takes_view(use: ast.AST, facts: FileFacts, calls: ViewCalls, depth: int = 0) -> bool:
+    """Whether ``use`` (the callback's consumer) is handed to a function of this file (or,
+    in repository mode, one imported from another module of the repository) that only calls
+    methods the view offers on it (``calls``), shows it, or hands it on the same way:
+    ``commit_all(consumer)``, ``_check_partitions_at_eof(consumer, partitions)``.
 
     The helper stays as it is and gets the view instead; that is sound only when the helper's
     parameter has no annotation (a type checker would reject the view for ``Consumer``) and an
@@ -34,31 +37,27 @@ def helper_takes_view(
         parent = facts.parent(parent)
     if not isinstance(parent, ast.Call):
         return False
-    helper = _helper_called(parent.func, facts)
-    if helper is None or helper.decorator_list:
+    found = _helper_called(parent.func, facts)
+    if found is None:
         return False
+    home, helper = found
+    if helper.decorator_list or _generator(helper):
+        return False  # a generator's body runs when it is iterated: maybe after the callback
     if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(facts.parent(parent), ast.Await):
         return False
-    positional = [*helper.args.posonlyargs, *helper.args.args]
-    if isinstance(parent.func, ast.Attribute):
-        positional = positional[1:]  # self.helper(consumer): the method's self comes first
-    if keyword is not None:
-        named = [*helper.args.args, *helper.args.kwonlyargs]
-        param = next((p for p in named if p.arg == keyword), None)
-    else:
-        index = next((i for i, arg in enumerate(parent.args) if arg is use), None)
-        if index is None or any(isinstance(a, ast.Starred) for a in parent.args[:index]):
-            return False
-        param = positional[index] if index < len(positional) else None
+    param = _parameter(helper, isinstance(home.parent(helper), ast.ClassDef), parent, use, keyword)
     if param is None or param.annotation is not None:
         return False
-    refs = facts.bindings.references(param, param.arg)
+    refs = home.bindings.references(param, param.arg)
     if refs is None:
         return False
+    call_ok = calls(home)
     for ref in refs:
-        method = facts.parent(ref)
-        call = facts.parent(method) if method is not None else None
-        if only_displayed(ref, facts) or (
+        if _deferred(ref, helper, home):
+            return False  # a nested def, lambda or generator may run after the callback
+        method = home.parent(ref)
+        call = home.parent(method) if method is not None else None
+        if only_displayed(ref, home) or (
             isinstance(method, ast.Attribute)
             and method.value is ref
             and isinstance(call, ast.Call)
@@ -66,22 +65,83 @@ def helper_takes_view(
             and call_ok(call, method.attr)
         ):
             continue
-        if depth < 2 and helper_takes_view(ref, facts, call_ok, depth + 1):
+        if depth < 2 and helper_takes_view(ref, home, calls, depth + 1):
             continue
         return False
     return True
 
 
-def _helper_called(func: ast.expr, facts: FileFacts) -> FunctionNode | None:
-    """The function ``helper(...)`` or ``self.helper(...)`` calls: a def bound once where it
-    is called, or a method of the class whose method makes the call."""
+def _generator(helper: FunctionNode) -> bool:
+    """Whether ``helper`` itself (not a function nested in it) yields."""
+    stack: list[ast.AST] = list(helper.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _deferred(ref: ast.AST, helper: FunctionNode, home: FileFacts) -> bool:
+    """Whether ``ref`` (in ``helper``) sits in code that need not run while ``helper`` does:
+    a nested def or lambda, a generator expression."""
+    node = home.parent(ref)
+    while node is not None and node is not helper:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.GeneratorExp):
+            return True
+        node = home.parent(node)
+    return False
+
+
+def _parameter(
+    helper: FunctionNode, method: bool, call: ast.Call, use: ast.AST, keyword: str | None
+) -> ast.arg | None:
+    """The parameter of ``helper`` (a ``method`` called through ``self``, or a function)
+    that ``use``, an argument of ``call``, binds."""
+    if keyword is not None:
+        named = [*helper.args.args, *helper.args.kwonlyargs]
+        return next((p for p in named if p.arg == keyword), None)
+    positional = [*helper.args.posonlyargs, *helper.args.args][1 if method else 0 :]
+    index = next((i for i, arg in enumerate(call.args) if arg is use), None)
+    if index is None or any(isinstance(a, ast.Starred) for a in call.args[:index]):
+        return None
+    return positional[index] if index < len(positional) else None
+
+
+def _helper_called(func: ast.expr, facts: FileFacts) -> tuple[FileFacts, FunctionNode] | None:
+    """The function ``helper(...)`` or ``self.helper(...)`` calls, with the facts of its file:
+    a def bound once where it is called, a method of the class whose method makes the call,
+    or (repository mode) a module-level function imported from another module."""
     if isinstance(func, ast.Name):
         found = facts.bindings.binding(func)
-        return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
+        if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+            return facts, found
+        return _imported(func, facts) if isinstance(found, ast.Import | ast.ImportFrom) else None
     if isinstance(func, ast.Attribute):
         owner = self_class(func.value, facts)
-        return methods_of(owner).get(func.attr) if owner is not None else None
+        if owner is not None:
+            method = methods_of(owner).get(func.attr)
+            return (facts, method) if method is not None else None
+        head = func.value
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        if isinstance(head, ast.Name) and isinstance(
+            facts.bindings.binding(head), ast.Import | ast.ImportFrom
+        ):
+            return _imported(func, facts)  # offsets.commit_all(consumer)
     return None
+
+
+def _imported(func: ast.expr, facts: FileFacts) -> tuple[FileFacts, FunctionNode] | None:
+    """The module-level function of another module ``func`` names, bound once there."""
+    found = facts.imported(func)
+    if found is None:
+        return None
+    home, helper = found
+    if home.bindings.module.assignments.get(helper.name) != [helper]:
+        return None
+    return found
 
 
 def offered_by_view(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:

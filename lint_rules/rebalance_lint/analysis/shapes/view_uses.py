@@ -24,7 +24,9 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
     method = _method_named(node, facts)
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
-    if method is None and helper_takes_view(node, facts, offered_by_view(client, facts)):
+    if method is None and helper_takes_view(
+        node, facts, lambda home: offered_by_view(client, home)
+    ):
         return None  # the helper gets the view and calls only what it offers
     if method is None:
         return (
