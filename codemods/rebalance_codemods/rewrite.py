@@ -8,7 +8,7 @@ builds the replacement. Nothing here decides whether a site may be migrated.
 
 The editors live by the shapes whose actions they apply (:mod:`.rewrite_listeners`,
 :mod:`.rewrite_gather`, :mod:`.rewrite_owner`, :mod:`.rewrite_fixes`,
-:mod:`.rewrite_await`); the import block is
+:mod:`.rewrite_await`, :mod:`.rewrite_owner_methods`); the import block is
 tidied by :mod:`.rewrite_imports`.
 """
 
@@ -28,6 +28,7 @@ from rebalance_codemods import (
     rewrite_imports,
     rewrite_listeners,
     rewrite_owner,
+    rewrite_owner_methods,
 )
 from rebalance_codemods.rewrite_base import (
     _EXPRESSION,
@@ -80,6 +81,7 @@ _EDITORS: dict[str, Editor] = {
     **rewrite_gather.EDITORS,
     **rewrite_imports.EDITORS,
     **rewrite_owner.EDITORS,
+    **rewrite_owner_methods.EDITORS,
     **rewrite_fixes.EDITORS,
     **rewrite_await.EDITORS,
 }

@@ -12,6 +12,8 @@ import textwrap
 import pytest
 from rebalance_codemods.api import migrate_source
 
+from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
+
 KP_HEAD = """
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 
@@ -743,6 +745,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *(reason for *_, reason in CASES + OWN_LISTENER_CASES),
             NESTED_REASON,
             PRIVATE_READ_REASON,
+            *OWNER_METHOD_REASONS,
         ]
     )
     missing = []
@@ -768,7 +771,10 @@ def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says
     """REAL_WORLD.md's indirect injection next to a direct one: the class is migrated (the
     injected consumer becomes the view) but ``self.offsets.commit_offsets()`` still commits
     through the consumer the offset manager holds. That KRB201 is not fixable, and migrate
-    must say so with the next step instead of leaving it without a reason."""
+    must say so with the next step instead of leaving it without a reason. (An offset manager
+    built here on the registering consumer is rewritten to take the view:
+    tests/codemods/test_owner_method_takes_view.py; one built on another consumer is not
+    rewritten.)"""
     source = KP_HEAD + textwrap.dedent(
         """
         class OffsetManager:
@@ -792,7 +798,7 @@ def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says
 
 
         consumer = KafkaConsumer(group_id="g")
-        offsets = OffsetManager(consumer)
+        offsets = OffsetManager(KafkaConsumer(group_id="h"))
         consumer.subscribe(["a"], listener=Listener(consumer, offsets))
         """
     )
@@ -804,8 +810,9 @@ def test_a_migrated_listener_that_still_reaches_a_consumer_through_an_owner_says
             14,
             "listener class Listener is migrated, but its callbacks still reach a consumer "
             "through self.offsets.commit_offsets(), which the codemod cannot turn into the "
-            "view; pass the callback's consumer argument along to that call and use it there "
-            "instead",
+            "view; the object Listener() gets as offsets at line 27 is not provably an owner "
+            "holding the consumer the listener is registered on; pass the callback's consumer "
+            "argument along to the owner's method by hand",
         )
     ]
 

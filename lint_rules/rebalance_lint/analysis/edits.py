@@ -53,6 +53,8 @@ Action = Literal[
     "guard_imports",  # at a try: ``names`` (module, name, alias) imported after statement
     # ``other`` of its body, each except block then binding the lines of ``extra``
     "await_call",  # at a call: ``await`` it (index 1: parenthesised, a primary's operand)
+    "keyword_param",  # at a def: keyword-only ``value: annotation = None`` appended
+    "replace_with_expression",  # at an expression: the expression ``value`` (parenthesised)
     # auto-fixes (analysis.fixes): KRB103, KRB104
     "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)
     "set_keyword",  # at a call: keyword ``value`` set to expression ``extra`` (or appended)

@@ -106,6 +106,7 @@ class Summaries:
         path = "" if depth == 0 else unit.path
 
         def origin(expr: ast.expr) -> Origin | None:
+            expr = _given_or_stored(expr, receivers)
             found = receiver_path(expr)
             if found is None:
                 return None
@@ -137,8 +138,9 @@ class Summaries:
             if isinstance(target, ast.Attribute):
                 how = origin(target.value)
                 if how is not None:
+                    receiver = receiver_path(_given_or_stored(target.value, receivers))
                     out.append(
-                        Effect("call", target.attr, node, receiver_path(target.value) or "", how,
+                        Effect("call", target.attr, node, receiver or "", how,
                                dropped=id(node) in statements, path=path)
                     )  # fmt: skip
                     continue
@@ -266,6 +268,27 @@ def helper_calls(unit: Unit, callback: Callback) -> list[tuple[Hop, FunctionNode
         if found is not None and found is not func:
             out.append((Hop(node, _call_text(node)), found))
     return out
+
+
+def _given_or_stored(expr: ast.expr, receivers: dict[str, Origin]) -> ast.expr:
+    """``(self.consumer if consumer is None else consumer)`` (an owner's method taking the view,
+    :mod:`.shapes.owner_method_takes_view`): the ``consumer`` parameter where the caller gave
+    one (the view), else the stored consumer; any other expression as it is."""
+    if not isinstance(expr, ast.IfExp):
+        return expr
+    test, given = expr.test, expr.orelse
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(given, ast.Name)
+        and given.id == test.left.id
+    ):
+        return given if given.id in receivers else expr.body
+    return expr
 
 
 def _stored_how(target: ast.expr) -> str | None:

@@ -127,7 +127,7 @@ def plan_listeners(
             plan.refuse(cls.lineno, message)
             for line, _ in family_sites.get(cls, []):
                 plan.refuse(line, message)  # one message: the registration waits for the class
-    refuse_what_stays(analysis, legacy, plan)
+    refuse_what_stays(analysis, legacy, plan, facts)
     return plan
 
 

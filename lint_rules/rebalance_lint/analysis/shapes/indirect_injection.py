@@ -7,9 +7,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from rebalance_guard._client_facts import ClientFacts
+
 from rebalance_lint.analysis.edits import MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.model import Analysis, IndirectInjection
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.owner_method_takes_view import plan_owner_methods
 
 
 def _private_read(found: IndirectInjection) -> str | None:
@@ -26,8 +30,9 @@ def _private_read(found: IndirectInjection) -> str | None:
     return None
 
 
-def _indirect_reason(found: IndirectInjection) -> str:
-    """Why a migrated class still reaches a consumer of its own, and what to do about it."""
+def _indirect_reason(found: IndirectInjection, step: str) -> str:
+    """Why a migrated class still reaches a consumer of its own, and what to do about it
+    (``step``: the next step the owner's-methods shape gives, or its general one)."""
     private = _private_read(found)
     if private is not None:  # REAL_WORLD.md: self._thread._ensure_consumer()._coordinator
         return (
@@ -38,21 +43,29 @@ def _indirect_reason(found: IndirectInjection) -> str:
         )
     return (
         f"listener class {found.listener.node.name} is migrated, but its callbacks still reach "
-        f"a consumer through {found.path}, which the codemod cannot turn into the view; pass "
-        "the callback's consumer argument along to that call and use it there instead"
+        f"a consumer through {found.path}, which the codemod cannot turn into the view; {step}"
     )
 
 
 def refuse_what_stays(
-    analysis: Analysis, legacy: Mapping[ast.ClassDef, object], plan: MigrationPlan
+    analysis: Analysis,
+    legacy: Mapping[ast.ClassDef, tuple[ClientFacts, str]],
+    plan: MigrationPlan,
+    facts: FileFacts,
 ) -> None:
     """For each migrated class of ``legacy``: a consumer its callbacks still reach through an
-    owner, and a consumer handed to its ``__init__`` that the plan keeps, each refused at its
-    line with the step left by hand (the class itself stays migrated)."""
+    owner's method, passed the view where :mod:`.owner_method_takes_view` can; else that, and
+    a consumer handed to its ``__init__`` that the plan keeps, each refused at its line with
+    the step left by hand (the class itself stays migrated)."""
     for found in analysis.indirect:
         cls = found.listener.node
         if cls in legacy and span(cls) in plan.planned and span(found.anchor) not in plan.planned:
-            plan.refuse(getattr(found.anchor, "lineno", cls.lineno), _indirect_reason(found))
+            step = None
+            if _private_read(found) is None:
+                step = plan_owner_methods(found, analysis, legacy[cls][0], facts, plan)
+            if step is not None or _private_read(found) is not None:
+                line = getattr(found.anchor, "lineno", cls.lineno)
+                plan.refuse(line, _indirect_reason(found, step or ""))
     refused = {line for line, _ in plan.manual}
     for listener, arg in analysis.injected:  # e.g. a wrapper registering itself, also handed one
         cls = listener.node
