@@ -551,8 +551,8 @@ def main(topics):
      "the class registers different sets of its methods as callbacks at different subscribe() calls"),
     ("owner-clash", owner().replace("    def _on_revoke(self, consumer, partitions):", "    def on_partitions_lost(self, partitions):\n        pass\n\n    def _on_revoke(self, consumer, partitions):"), 10,
      "Worker already defines on_partitions_lost; it cannot become its own listener"),
-    ("owner-assigns-itself", owner().replace("        consumer.assign(partitions)", "        self.consumer.incremental_assign(partitions)"), 10,
-     "_on_assign calls self.consumer.incremental_assign() on the registering consumer itself (line 13), which the adapter does after the callback; call it on the callback's consumer argument instead (consumer.incremental_assign(partitions) as its last statement) first"),
+    ("owner-assigns-itself", owner().replace("        consumer.assign(partitions)", "        self.consumer.incremental_assign(partitions)").replace("    def start(self):", "    def reconnect(self, config):\n        self.consumer = Consumer(config)\n\n    def start(self):"), 13,
+     "_on_assign calls self.consumer.incremental_assign() on the registering consumer itself (line 16), which the adapter does after the callback; call it on the callback's consumer argument instead (consumer.incremental_assign(partitions) as its last statement) first"),
     ("closure-assigns-itself", cf("""
         def run():
             consumer = Consumer({})

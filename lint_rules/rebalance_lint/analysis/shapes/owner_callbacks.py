@@ -25,14 +25,13 @@ from rebalance_lint.analysis.confluent_callback import (
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_expressions import find_arg, is_dotted
 from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class
-from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.callback_takes_view import (
-    _assigns_itself,
     _check_callback,
     _plan_callback,
     _view_call_ok,
 )
+from rebalance_lint.analysis.shapes.owner_assigns_itself import plan_owner_assigns
 from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     plan_stored_calls,
     registered_attr,
@@ -204,17 +203,9 @@ def _plan_owner_group(
             reason = _check_callback(callback, client, facts, plan, rewrite=False)
         else:
             reason = _plan_callback(callback, client, facts, plan)
-        for call, self_name in group.calls:
-            assert isinstance(call.func, ast.Attribute)
-            receiver = dotted(call.func.value)
-            if (
-                reason is None
-                and not callback.static
-                and receiver is not None
-                and receiver.startswith(self_name + ".")
-            ):
-                own_self = callback.function.args.args[0].arg if callback.function.args.args else ""
-                reason = _assigns_itself(callback, own_self + receiver[len(self_name) :], facts)
+        if reason is None:  # self.consumer.assign(partitions): the view's, where provable
+            rewrite = callback.label not in delegated
+            reason = plan_owner_assigns(callback, group.calls, owner, facts, plan, rewrite=rewrite)
         if reason is not None:
             return reason
     stored = registered_attr(group.calls)
