@@ -7,7 +7,7 @@ UTF-8 byte columns to LibCST's code-point columns, and the node kind the action 
 builds the replacement. Nothing here decides whether a site may be migrated.
 
 The editors live by the shapes whose actions they apply (:mod:`.rewrite_listeners`,
-:mod:`.rewrite_gather`, :mod:`.rewrite_owner`, :mod:`.rewrite_fixes`,
+:mod:`.rewrite_gather`, :mod:`.rewrite_forward`, :mod:`.rewrite_owner`, :mod:`.rewrite_fixes`,
 :mod:`.rewrite_await`, :mod:`.rewrite_owner_methods`); the import block is
 tidied by :mod:`.rewrite_imports`.
 """
@@ -24,6 +24,7 @@ from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_codemods import (
     rewrite_await,
     rewrite_fixes,
+    rewrite_forward,
     rewrite_gather,
     rewrite_imports,
     rewrite_listeners,
@@ -79,6 +80,7 @@ def apply(edits: list[NodeEdit], node: cst.CSTNode) -> Replacement:
 _EDITORS: dict[str, Editor] = {
     **rewrite_listeners.EDITORS,
     **rewrite_gather.EDITORS,
+    **rewrite_forward.EDITORS,
     **rewrite_imports.EDITORS,
     **rewrite_owner.EDITORS,
     **rewrite_owner_methods.EDITORS,

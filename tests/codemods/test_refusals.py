@@ -12,6 +12,7 @@ import textwrap
 import pytest
 from rebalance_codemods.api import migrate_source
 
+from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
 from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
 
 KP_HEAD = """
@@ -191,7 +192,7 @@ CASES = [
         def start(topics, callback):
             c = Consumer({})
             c.subscribe(topics, on_assign=callback)
-        """), 7, "on_assign= is callback, a parameter of start(): the callback is whatever its callers pass, which this subscribe() cannot be rewritten for; call subscribe() where the callbacks are defined (or take a listener there) first"),
+        """), 7, "the callbacks are parameters of start(), which nothing in this file calls: its callers (an API's users, or other modules) pass callbacks the codemod cannot see; make it take a rebalance_guard RebalanceListener and register it with rebalance_guard's subscribe() by hand, or call subscribe() where the callbacks are defined"),
     ("cf-def-variable-used-twice", cf("""
         def on_assign(consumer, partitions):
             pass
@@ -746,6 +747,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             NESTED_REASON,
             PRIVATE_READ_REASON,
             *OWNER_METHOD_REASONS,
+            *CALLBACK_PARAMETER_REASONS,
         ]
     )
     missing = []

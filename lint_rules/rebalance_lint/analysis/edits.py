@@ -45,6 +45,10 @@ Action = Literal[
     "gather",  # at the block holding def ``target``: ``names`` defs -> class ``value(extra)``
     # (``index`` 1: ``target`` is the statement the class goes before; ``lambdas``, ``bound``)
     "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, <expression extra>)
+    "forward_listener",  # at a statement: class ``value(extra)`` goes before it, each method
+    # of ``names`` (parameter, method, self) calling that parameter of the enclosing function
+    # with (view, partitions); ``delegated``: those that may be None (called when not);
+    # ``index`` 1: async methods awaiting the call; ``other_type``: the partitions' annotation
     "seek_loop",  # at a statement [await] c.assign(p): for ``extra`` in ``value``: c.seek(..)
     "add_base",  # at a class: the name ``value`` appended to its bases
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
@@ -108,6 +112,8 @@ class Edit:
     delegated: tuple[str, ...] = ()
     #: ``gather``: statements of the block that go (``cb = handler``: a variable naming a def)
     dropped: tuple[Span, ...] = ()
+    #: ``forward_listener``: the annotation of the methods' partitions parameter
+    other_type: str = ""
 
 
 @dataclass

@@ -11,7 +11,8 @@ This module only dispatches and combines: the registered callbacks become the me
 ``subscribe(consumer, topics, listener)``. Each value is resolved by the shape that recognises
 it (:mod:`.shapes.lambdas`, :mod:`.shapes.partials`, :mod:`.shapes.confluent_functions`, else
 :mod:`.shapes.unknown_callbacks` says why not); bound methods of the consumer's owner go to
-:mod:`.shapes.owner_callbacks` (the owner becomes its own listener); one def in two roles to
+:mod:`.shapes.owner_callbacks` (the owner becomes its own listener); parameters of the
+function calling ``subscribe()`` to :mod:`.shapes.callback_parameters`; one def in two roles to
 :mod:`.shapes.two_roles`; each callback's body to :mod:`.shapes.callback_takes_view` (with
 :mod:`.shapes.assign_release` and :mod:`.shapes.assign_at_offsets`). ``on_lost`` equal to
 ``on_revoke`` needs no method: ``on_partitions_lost`` defaults to the revoke one. Anything
@@ -46,6 +47,7 @@ from rebalance_lint.analysis.migration_expressions import (
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.model import Analysis, dotted
 from rebalance_lint.analysis.shapes import (
+    callback_parameters,
     callback_variables,
     confluent_functions,
     lambdas,
@@ -161,6 +163,8 @@ def _plan_site(
     ]
     if any(isinstance(value, ast.Attribute) for _, value in present):
         return _collect_owner_site(call, present, client, facts, owners)
+    if any(callback_parameters.parameter_of(value, facts) for _, value in present):
+        return callback_parameters.plan_helper(call, present, client, facts, taken, plan)
     callbacks: list[_Callback] = []
     aliases: list[tuple[_Callback, str]] = []  # one def in a second role: (its callback, role)
     for keyword, value in present:

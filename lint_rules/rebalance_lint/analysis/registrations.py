@@ -17,7 +17,7 @@ from rebalance_lint.analysis.clients import (
     guard_member,
     takes_callbacks,
 )
-from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope
+from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope, _enter_function
 from rebalance_lint.analysis.consumers import Consumers
 from rebalance_lint.analysis.dataflow import (
     bound_value,
@@ -220,6 +220,8 @@ def resolve_function(
             if found is not None:
                 return FunctionTarget(found.func, found.bound, found.is_method, registered)
         for passed, where in parameter_arguments(scope, expr.id, facts):
+            if isinstance(passed, ast.Lambda) and passed not in facts.scope_of:
+                _enter_function(passed, where, facts)  # on a line the collector skipped
             found = resolve_function(passed, where, facts, hierarchy, _depth + 1)
             if found is not None:
                 return found

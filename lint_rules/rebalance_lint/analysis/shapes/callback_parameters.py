@@ -1,0 +1,289 @@
+"""Shape: a helper that registers the callbacks its callers pass (REAL_WORLD.md: "a helper
+that takes the callback as a parameter"):
+``def consumer_subscribe(conf, topics, on_assign): ...; consumer.subscribe(topics,
+on_assign=on_assign)``, called as ``consumer_subscribe(conf, topics, on_assign=on_assign)``.
+
+The helper's ``subscribe()`` registers, through the adapter, a listener class defined just
+before it whose methods call the parameters with the view (``on_assign(consumer,
+partitions)``; under ``if on_assign is not None`` where a caller passes None or the default
+is None): the helper keeps its signature, and its callbacks now take the view. That is sound
+only where every callback the helper is given is known, so every call of the helper must be
+in this file (a helper nothing here calls, or one listed in ``__all__``, is an API: refused),
+call it by its name, and pass None or a callback :mod:`.passed_callbacks` makes take the
+view. The parameter must reach only this ``subscribe()``, with no annotation and no default
+but None. Callers in other modules are not seen: as for a listener class, the file migrated
+(or the directory, ``migrate DIR``) is taken to hold the helper's callers once it calls it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_guard._client_facts import CONFLUENT, ClientFacts
+from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
+
+from rebalance_lint.analysis.confluent_callback import (
+    Function,
+    _argument_of,
+    _Callback,
+    _class_names,
+    _guard_names,
+    _statement_of,
+)
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_expressions import is_none
+from rebalance_lint.analysis.migration_facts import (
+    FileFacts,
+    guard_name,
+    statement_layout,
+)
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.passed_callbacks import callback_of, check_passed, only_passed
+
+#: Names the listener methods use for their own parameters (a forwarded one may not be one).
+_METHOD_NAMES = frozenset({"self", "partitions", "consumer"})
+
+
+def parameter_of(value: ast.expr, facts: FileFacts) -> tuple[ast.arg, Function] | None:
+    """(the parameter, its def) when ``value`` names a parameter of a def (not a lambda)."""
+    bound = facts.bindings.binding(value) if isinstance(value, ast.Name) else None
+    if not isinstance(bound, ast.arg):
+        return None
+    for owner in facts.bindings.ancestors(value):
+        if isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and any(
+            a is bound for a in ast.walk(owner.args)
+        ):
+            return None if isinstance(owner, ast.Lambda) else (bound, owner)
+    return None
+
+
+def plan_helper(
+    call: ast.Call,
+    present: list[tuple[str, ast.expr]],
+    client: ClientFacts,
+    facts: FileFacts,
+    taken: set[str],
+    plan: MigrationPlan,
+) -> str | None:
+    """Stage the helper's listener and its callers' callbacks, or say why not."""
+    found = [(keyword, parameter_of(value, facts)) for keyword, value in present]
+    helpers = {id(p[1]) for _, p in found if p is not None}
+    if len(helpers) != 1 or any(p is None for _, p in found):
+        return (
+            "some of this subscribe()'s callbacks are parameters of the function calling it "
+            "and some are not; pass them all as parameters, or define them all where "
+            "subscribe() is called, first"
+        )
+    helper = next(p[1] for _, p in found if p is not None)
+    parameters = [(keyword, p[0]) for keyword, p in found if p is not None]
+    reason = _helper_refusal(call, helper, parameters, facts)
+    if reason is not None:
+        return reason
+    calls = _calls_of(helper, facts)
+    if isinstance(calls, str):
+        return calls
+    optional: set[str] = set()
+    passed_any: set[str] = set()  # parameters some caller passes a callback for
+    checked: dict[int, tuple[_Callback, bool]] = {}
+    for keyword, parameter in parameters:
+        arguments = [a for a in (_passed(c, helper, parameter) for c in calls) if a is not None]
+        for caller in calls:
+            passed = _passed(caller, helper, parameter)
+            where = f"{helper.name}() is called at line {caller.lineno}"
+            if passed is None or is_none(passed):
+                if passed is None and not _defaults_to_none(helper, parameter):
+                    return f"{where} without {parameter.arg}=; pass it there first"
+                optional.add(parameter.arg)
+                continue
+            callback = callback_of(keyword, passed, facts)
+            passed_any.add(parameter.arg)
+            if isinstance(callback, str):
+                return f"{where} with {parameter.arg}={ast.unparse(passed)}, {callback}"
+            function = callback.function
+            previous = checked.get(id(function))
+            if previous is not None and previous[0].keyword != keyword:
+                checked[id(function)] = (previous[0], False)  # two roles: kept as it is
+            elif previous is None:
+                checked[id(function)] = (callback, only_passed(callback, arguments, facts))
+    for callback, rewrite in checked.values():
+        reason = check_passed(callback, client, facts, taken, plan, rewrite=rewrite)
+        if reason is not None:
+            return f"{reason} (a callback of {helper.name}())"
+    listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
+    partitions = guard_name(facts, taken, CONFLUENT.package, "TopicPartition", plan)
+    class_name = next(n for n in _class_names() if n not in taken)
+    taken.add(class_name)
+    used = [(k, p) for k, p in parameters if p.arg in passed_any] or parameters
+    names = tuple((p.arg, CONFLUENT_CALLBACKS[keyword], "self") for keyword, p in used)
+    statement = _statement_of(call, facts)
+    assert statement is not None
+    plan.edit(
+        Edit(
+            "forward_listener",
+            span(statement),
+            value=class_name,
+            extra=listener,
+            annotation=protocol,
+            names=names,
+            index=1 if client.async_callbacks else 0,
+            delegated=tuple(sorted(optional)),
+            other_type=f"list[{partitions}]",
+        )
+    )
+    plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=f"{class_name}()"))
+    plan.sites += 1
+    plan.planned.add(span(call))
+    return None
+
+
+def _helper_refusal(
+    call: ast.Call, helper: Function, parameters: list[tuple[str, ast.arg]], facts: FileFacts
+) -> str | None:
+    """Why the helper itself cannot register a listener forwarding to its parameters."""
+    name = f"{helper.name}()"
+    if isinstance(facts.parent(helper), ast.ClassDef):
+        return (
+            f"the callbacks are parameters of the method {name}, whose callers the codemod "
+            "does not follow; register them where they are defined (or take a listener "
+            "there) first"
+        )
+    if helper.decorator_list:
+        return f"{name} is decorated; the codemod cannot know how it is called; migrate by hand"
+    statement = _statement_of(call, facts)
+    if (
+        statement is None
+        or not isinstance(statement, ast.Expr)
+        or not (
+            statement.value is call
+            or (isinstance(statement.value, ast.Await) and statement.value.value is call)
+        )
+        or statement_layout(statement, facts) != "own"
+    ):
+        return (
+            f"the subscribe() in {name} is not a statement of its own, so the listener "
+            "class has no place next to it; put it on a line of its own first"
+        )
+    for keyword, parameter in parameters:
+        label = f"{keyword}= is {parameter.arg}, a parameter of {name}"
+        if parameter in (helper.args.vararg, helper.args.kwarg):
+            return f"{label} (*args or **kwargs); take it by name first"
+        if parameter.arg in _METHOD_NAMES:
+            return f"{label}, named like a listener method's parameter; rename it first"
+        if parameter.annotation is not None:
+            return (
+                f"{label}, annotated {ast.unparse(parameter.annotation)}, which callbacks "
+                "taking the view would not match; drop the annotation first"
+            )
+        refs = facts.bindings.references(parameter, parameter.arg) or []  # bound once here
+        other = next((r for r in refs if not _argument_of(r, call, facts)), None)
+        if other is not None:
+            return (
+                f"{label} that it also uses at line {other.lineno}, where its callbacks, "
+                "then taking the view, would get something else; use it only as this "
+                "subscribe()'s argument first"
+            )
+        if not (_default(helper, parameter) is None or _defaults_to_none(helper, parameter)):
+            return (
+                f"{label} whose default is not None, a callback the codemod does not "
+                "migrate; default it to None first"
+            )
+    return None
+
+
+def _calls_of(helper: Function, facts: FileFacts) -> list[ast.Call] | str:
+    """Every call of the helper in this file, or why they are not all known."""
+    refs = facts.bindings.references(helper, helper.name)
+    name = f"{helper.name}()"
+    if refs is None:
+        return f"{name} is bound more than once in this file; give it one name first"
+    calls: list[ast.Call] = []
+    for ref in refs:
+        parent = facts.parent(ref)
+        if not (isinstance(parent, ast.Call) and parent.func is ref):
+            return (
+                f"{name} is used at line {ref.lineno} other than by a call, so the codemod "
+                "cannot know every callback it registers; call it by its name only first"
+            )
+        if any(isinstance(a, ast.Starred) for a in parent.args) or any(
+            kw.arg is None for kw in parent.keywords
+        ):
+            return (
+                f"{name} is called with *args or **kwargs at line {ref.lineno}; pass its "
+                "arguments one by one first"
+            )
+        calls.append(parent)
+    if not calls or _exported(helper, facts):
+        why = "which __all__ exports" if calls else "which nothing in this file calls"
+        return (
+            f"the callbacks are parameters of {name}, {why}: its callers (an API's users, or "
+            "other modules) pass callbacks the codemod cannot see; make it take a "
+            "rebalance_guard RebalanceListener and register it with rebalance_guard's "
+            "subscribe() by hand, or call subscribe() where the callbacks are defined"
+        )
+    return calls
+
+
+def _exported(helper: Function, facts: FileFacts) -> bool:
+    """Whether the module's ``__all__`` lists the helper (its callers are elsewhere too)."""
+    for node in facts.tree.body if helper in facts.tree.body else ():
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and "__all__" in {
+            getattr(t, "id", "") for t in getattr(node, "targets", [getattr(node, "target", None)])
+        }:
+            value = node.value
+            names = [e.value for e in getattr(value, "elts", []) if isinstance(e, ast.Constant)]
+            if helper.name in names:
+                return True
+    return False
+
+
+def _positional(helper: Function) -> list[ast.arg]:
+    return [*helper.args.posonlyargs, *helper.args.args]
+
+
+def _passed(caller: ast.Call, helper: Function, parameter: ast.arg) -> ast.expr | None:
+    """What ``caller`` passes for ``parameter`` (None: nothing, the default applies)."""
+    if parameter not in helper.args.posonlyargs:
+        for keyword in caller.keywords:
+            if keyword.arg == parameter.arg:
+                return keyword.value
+    positional = _positional(helper)
+    index = next((i for i, a in enumerate(positional) if a is parameter), None)
+    if index is not None and index < len(caller.args):
+        return caller.args[index]
+    return None
+
+
+def _default(helper: Function, parameter: ast.arg) -> ast.expr | None:
+    positional = _positional(helper)
+    first = len(positional) - len(helper.args.defaults)
+    for i, arg in enumerate(positional):
+        if arg is parameter and i >= first:
+            return helper.args.defaults[i - first]
+    for arg, value in zip(helper.args.kwonlyargs, helper.args.kw_defaults, strict=True):
+        if arg is parameter:
+            return value
+    return None
+
+
+def _defaults_to_none(helper: Function, parameter: ast.arg) -> bool:
+    default = _default(helper, parameter)
+    return default is not None and is_none(default)
+
+
+SHAPE = Shape(
+    name="callbacks a helper takes as parameters",
+    planner="confluent",
+    recognises=(
+        "on_assign=/on_revoke=/on_lost= naming parameters of the def calling subscribe(), "
+        "every call of which is in this file and passes None, a def of this file or a lambda"
+    ),
+    plan=(
+        "forward_listener (a listener class before the subscribe() calling the parameters "
+        "with the view) + resubscribe; the callers' defs take the view (final assign "
+        "rewritten, consumer annotation the view's)"
+    ),
+    fixtures=(
+        "tests/codemods/test_callback_parameters.py",
+        "tests/codemods/fixtures/callback_parameters.py",
+    ),
+)
