@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 from rebalance_codemods.api import migrate_source
+from rebalance_codemods.repository import migrate_repository
+from rebalance_lint import check_repository
 from rebalance_lint.api import check_source
 
 HEAD = """\
@@ -295,12 +297,6 @@ def test_an_unawaited_coroutine_method_stays() -> None:
     ), reasons
 
 
-#: What ``tests/codemods/test_refusals.py`` counts as covered for this shape's refusals.
-REASONS = [reason for *_, reason in REFUSED] + [
-    "calls the coroutine method flush() without awaiting it (line 20), so it would run after the view expired; await it first"
-]
-
-
 def test_a_signature_one_parameter_a_line_stays_so() -> None:
     worker = WORKER.replace(
         'def flush(self, reason="manual"):',
@@ -311,3 +307,101 @@ def test_a_signature_one_parameter_a_line_stays_so() -> None:
         '    def flush(\n        self,\n        reason="manual",\n        *,\n        consumer=None,\n    ):\n'
         in after
     )
+
+
+_WORKER_MODULE = (
+    HEAD.replace("import threading\n\n", "") + textwrap.dedent(WORKER) + textwrap.dedent(LISTENER)
+)
+
+
+def test_migrate_dir_rewrites_the_owner_next_to_its_listener() -> None:
+    """``migrate DIR``: the worker module holds the owner and the listener it registers,
+    another module only starts the worker; ``check DIR`` agrees that KRB201 is fixable."""
+    files = {
+        "app/worker.py": _WORKER_MODULE.encode(),
+        "app/main.py": b"from app.worker import Worker\n\nWorker(['orders']).run()\n",
+    }
+    findings = check_repository(files)["app/worker.py"].findings
+    assert [f.fixable for f in findings if f.code == "KRB201"] == [True]
+    done = migrate_repository(files)
+    result = done.results["app/worker.py"]
+    assert result.status == "ok" and result.manual == ()
+    assert result.new_source is not None
+    assert b'        self.worker.flush(reason="revoke", consumer=consumer)\n' in result.new_source
+    assert b"        self._commit(reason=reason, consumer=consumer)\n" in result.new_source
+    assert done.results["app/main.py"].new_source is None
+
+
+CROSS_MODULE_REASON = (
+    "listener class Listener is migrated, but its callbacks still reach a consumer through "
+    "self.offsets.commit_offsets(), which the codemod cannot turn into the view; Listener is "
+    "created in another module, where the codemod does not follow the owner it gets as "
+    "offsets; give the owner's method a consumer=None parameter used instead of its own "
+    "consumer, and pass the callback's consumer to it, by hand"
+)
+
+
+def test_an_owner_in_another_module_stays_and_names_the_step() -> None:
+    """The search indexer's layout: the listener, the offset manager and the code creating
+    both are three modules. The listener migrates; the owner's module is left as it is and
+    the site says what is left by hand (check DIR: KRB201 not fixable there)."""
+    offsets = textwrap.dedent(
+        """\
+        import kafka
+
+
+        class OffsetManager:
+            def __init__(self, consumer):
+                self.consumer = consumer
+
+            def commit_offsets(self, partitions=None):
+                self.consumer.commit()
+        """
+    )
+    listeners = textwrap.dedent(
+        """\
+        import kafka
+
+
+        class Listener(kafka.ConsumerRebalanceListener):
+            def __init__(self, offsets):
+                self.offsets = offsets
+
+            def on_partitions_revoked(self, revoked):
+                self.offsets.commit_offsets(revoked)
+
+            def on_partitions_assigned(self, assigned):
+                pass
+        """
+    )
+    main = textwrap.dedent(
+        """\
+        import kafka
+
+        from app.listeners import Listener
+        from app.offsets import OffsetManager
+
+        consumer = kafka.KafkaConsumer(group_id="g")
+        offsets = OffsetManager(consumer)
+        consumer.subscribe(["a"], listener=Listener(offsets))
+        """
+    )
+    files = {
+        "app/offsets.py": offsets.encode(),
+        "app/listeners.py": listeners.encode(),
+        "app/main.py": main.encode(),
+    }
+    findings = check_repository(files)["app/listeners.py"].findings
+    assert [f.fixable for f in findings if f.code == "KRB201"] == [False]
+    done = migrate_repository(files)
+    assert done.results["app/offsets.py"].new_source is None
+    result = done.results["app/listeners.py"]
+    assert result.new_source is not None and b"(RebalanceListener)" in result.new_source
+    assert [(m.line, m.reason) for m in result.manual] == [(5, CROSS_MODULE_REASON)]
+
+
+#: What ``tests/codemods/test_refusals.py`` counts as covered for this shape's refusals.
+REASONS = [reason for *_, reason in REFUSED] + [
+    "calls the coroutine method flush() without awaiting it (line 20), so it would run after the view expired; await it first",
+    CROSS_MODULE_REASON,
+]

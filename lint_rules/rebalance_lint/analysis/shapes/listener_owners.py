@@ -25,8 +25,14 @@ def owner_holding(
     """(the owner's class, its attribute holding the registering consumer), the same at every
     creation of ``cls``, or why the codemod cannot prove which consumer the owner holds."""
     creations, reason = _creations(cls, facts)
-    if reason is not None or not creations:
+    if reason is not None:
         return FALLBACK
+    if not creations:  # repository mode: created in the modules that register it
+        return (
+            f"{cls.name} is created in another module, where the codemod does not follow the "
+            f"owner it gets as {param.arg}; give the owner's method a consumer=None parameter "
+            "used instead of its own consumer, and pass the callback's consumer to it, by hand"
+        )
     receivers: dict[ast.Call, str] = {}
     for registration in analysis.registrations:
         value = registration.roles.get("listener")
