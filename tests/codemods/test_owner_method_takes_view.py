@@ -405,3 +405,40 @@ REASONS = [reason for *_, reason in REFUSED] + [
     "calls the coroutine method flush() without awaiting it (line 20), so it would run after the view expired; await it first",
     CROSS_MODULE_REASON,
 ]
+
+
+def test_two_owners_of_one_class_rewrite_its_method_once() -> None:
+    source = HEAD + textwrap.dedent(
+        """
+        class OffsetManager:
+            def __init__(self, consumer):
+                self.consumer = consumer
+
+            def commit_offsets(self, partitions=None):
+                self.consumer.commit()
+
+
+        class Listener(ConsumerRebalanceListener):
+            def __init__(self, first, second):
+                self.first = first
+                self.second = second
+
+            def on_partitions_revoked(self, revoked):
+                self.first.commit_offsets(revoked)
+                self.second.commit_offsets(revoked)
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+
+        consumer = KafkaConsumer(group_id="g")
+        first = OffsetManager(consumer)
+        second = OffsetManager(consumer)
+        consumer.subscribe(["a"], listener=Listener(first, second))
+        """
+    )
+    after, manual = _migrate(source)
+    assert manual == []
+    compile(after, "app.py", "exec")
+    assert "    def commit_offsets(self, partitions=None, *, consumer=None):\n" in after
+    assert "        self.second.commit_offsets(revoked, consumer=consumer)\n" in after
