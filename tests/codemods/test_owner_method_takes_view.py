@@ -227,6 +227,8 @@ REFUSED = [
      _STEP + "Worker._commit() uses self.consumer in a nested function (line 21), which may run after the callback; pass the consumer along by hand"),
     ("not-called", _source(WORKER.replace("        self._commit(reason=reason)", "        self._commit(reason=reason)\n        threading.Timer(1, self._commit, [reason]).start()")), 31,
      _STEP + "Worker.flush() uses self._commit without calling it (line 16), where the consumer cannot be passed along; pass it by hand"),
+    ("generator", _source(WORKER.replace("        self.consumer.commit()", "        self.consumer.commit()\n        yield reason")), 31,
+     _STEP + "Worker._commit() is a generator, whose body runs when it is iterated, maybe after the callback; pass the consumer along by hand"),
     ("not-offered", _source(WORKER.replace("        self.consumer.commit()", "        self.consumer.commit()\n        self.consumer.close()")), 31,
      _STEP + "Worker._commit() uses self.consumer other than to call a method the view offers as written (line 21); change that use by hand"),
     ("direct-attribute", _source(listener=LISTENER.replace("        pass", "        self.worker.consumer.seek_to_beginning()")), 30,

@@ -254,6 +254,11 @@ def _plan_method(
         return "takes *args or **kwargs; pass the consumer along to it by hand"
     me, name = first_param(method), names[method]
     scope = set(_own_scope(method))
+    if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in scope):
+        return (
+            "is a generator, whose body runs when it is iterated, maybe after the callback; "
+            "pass the consumer along by hand"
+        )
     for node in ast.walk(method):
         here = self_attr(node, me)
         if here is None or (here != attr and own.get(here) not in chain):
