@@ -164,6 +164,35 @@ def _drive_harness(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
 
 
 #: The actions this module edits (:mod:`.rewrite` dispatches on them).
+def _unreturn(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``return x`` -> ``x`` (its side effects kept; a pure ``x`` goes), then ``return``
+    unless it was the last thing the function did (then the statement may go altogether)."""
+    statement = finder.find(edit.target, cst.SimpleStatementLine)
+    if edit.value == "pure" and edit.extra == "last":
+        block = finder.parent(statement)
+
+        def drop(node: cst.CSTNode) -> Replacement:
+            assert isinstance(node, cst.IndentedBlock)
+            return drop_statement(node, statement)
+
+        return block, drop
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.SimpleStatementLine)
+        returned = node.body[0]
+        assert isinstance(returned, cst.Return) and returned.value is not None
+        bare = node.with_changes(body=[cst.Return()])
+        if edit.value == "pure":
+            return bare
+        expression = node.with_changes(body=[cst.Expr(returned.value)])
+        if edit.extra == "last":
+            return expression
+        after = bare.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())
+        return cst.FlattenSentinel([expression, after])
+
+    return statement, change
+
+
 EDITORS: dict[str, Editor] = {
     "split_subscribe": _split_subscribe,
     "replace_with_name": _replace_with_name,
@@ -174,4 +203,5 @@ EDITORS: dict[str, Editor] = {
     "rename_base": _rename_base,
     "append_param": _append_param,
     "drive_harness": _drive_harness,
+    "unreturn": _unreturn,
 }

@@ -105,8 +105,26 @@ CASES = [
     ("subclassed", kp(tail=REGISTER + "class Sub(Listener):\n    pass\n"), 5,
      "Listener is used at line 17 in a way the codemod cannot follow"),
     ("no-instance", kp(), 5, "no instance is created in this file"),
-    ("returns-a-value", kp("return self.consumer.commit()", REGISTER), 5,
-     "on_partitions_revoked returns a value (line 10), which the client ignores and a RebalanceListener method may not; drop the return value first"),
+    ("returns-a-value", kp("yield\n        return self.consumer.commit()", REGISTER), 5,
+     "on_partitions_revoked returns a value (line 11), which the client ignores and a RebalanceListener method may not; drop the return value first"),
+    ("returns-on-a-shared-line", kp("if revoked: return self.consumer.commit()", REGISTER), 5,
+     "on_partitions_revoked returns a value (line 10) on a line it shares with other code; put that return on a line of its own first"),
+    ("returned-value-used", kp("return self.consumer.commit()", REGISTER).replace("    def on_partitions_assigned(self, assigned):\n        pass", "    def on_partitions_assigned(self, assigned):\n        print(self.on_partitions_revoked(assigned))"), 5,
+     "on_partitions_revoked returns a value (line 10), which the call at line 13 uses, and a RebalanceListener method returns nothing; compute that value in a helper both call first"),
+    ("aiokafka-returns-maybe-a-coroutine", textwrap.dedent("""
+        from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                return self.flush()
+
+            def on_partitions_assigned(self, assigned):
+                pass
+
+        consumer = AIOKafkaConsumer(group_id="g")
+        consumer.subscribe(["a"], listener=Listener())
+        """), 4,
+     "on_partitions_revoked returns a value (line 6), which aiokafka awaits if it is a coroutine (the migrated listener would await it whatever it is); make on_partitions_revoked async def and await it, or drop the value, first"),
     ("not-registered", kp(tail="consumer = KafkaConsumer()\nlistener = make(Listener(consumer))\n"), 5,
      "the instance created at line 15 is not registered"),
     ("instance-escapes", kp(tail="consumer = KafkaConsumer()\nlistener = Listener(consumer)\nconsumer.subscribe(['a'], listener=listener)\nkeep(listener)\n"), 5,

@@ -59,6 +59,8 @@ Action = Literal[
     "await_call",  # at a call: ``await`` it (index 1: parenthesised, a primary's operand)
     "keyword_param",  # at a def: keyword-only ``value: annotation = None`` appended
     "replace_with_expression",  # at an expression: the expression ``value`` (parenthesised)
+    "unreturn",  # at ``return x``: ``x`` as a statement (``value`` "pure": nothing), then
+    # ``return`` (``extra`` "last": nothing runs after it, so no ``return``)
     # auto-fixes (analysis.fixes): KRB103, KRB104
     "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)
     "set_keyword",  # at a call: keyword ``value`` set to expression ``extra`` (or appended)

@@ -53,6 +53,7 @@ from rebalance_lint.analysis.shapes.nested_listener_classes import created_throu
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
 from rebalance_lint.analysis.shapes.own_consumer_wrappers import _plan_own_consumer, own_attribute
 from rebalance_lint.analysis.shapes.repository_listeners import _remote_creations
+from rebalance_lint.analysis.shapes.returned_values import plan_returned_values
 
 
 def plan_listeners(
@@ -245,6 +246,9 @@ def _plan_class(
         if reason is not None:
             return reason
         plan.edit(Edit("set_keyword", span(call), value=views[target], extra=value))
+    reason = plan_returned_values(callbacks, client, facts, plan)  # after the view's edits
+    if reason is not None:
+        return reason
     base = cls.bases[0]
     taken = facts.index.names
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)

@@ -1,6 +1,6 @@
 """Shape: a legacy listener's callback methods, ``(self, partitions)`` each: the view is
-appended as their second parameter; other signatures, decorators, async methods where the
-client has none and returned values are refused."""
+appended as their second parameter; other signatures, decorators and async methods where the
+client has none are refused (returned values: :mod:`.returned_values`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import ast
 from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.confluent_callback import Function
-from rebalance_lint.analysis.migration_facts import returned_value
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 
@@ -36,13 +35,7 @@ def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
         return f"{label} does not take exactly (self, partitions); fix its signature first (KRB109)"
     if args.defaults and not extra:
         return f"{label} has parameter defaults; remove them first"
-    returned = returned_value(fn)
-    if returned is not None:
-        return (
-            f"{label} returns a value (line {returned.lineno}), which the client ignores and "
-            "a RebalanceListener method may not; drop the return value first"
-        )
-    return None
+    return None  # a returned value: .returned_values, once the view's edits are known
 
 
 SHAPE = Shape(
