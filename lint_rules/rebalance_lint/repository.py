@@ -197,7 +197,9 @@ class _Repository:
             mentions = mentioning(self.sources, names) if names else {}
             self._finder = ReferenceFinder(self.program, mentions)
             with facts_shared():  # a tree's index and bindings built once
-                self.migration = plan_repository(linked, self._references, self._function)
+                self.migration = plan_repository(
+                    linked, self._references, self._function, self._callers
+                )
         except Exception:  # RecursionError, a planner bug: each file planned on its own
             for analysis in linked.values():
                 analysis.migration = None
@@ -232,6 +234,34 @@ class _Repository:
             facts = self._facts[other.path] = file_facts(tree, prepared.text, other.facts.imports)
             facts.imported = partial(self._function, other.path)
         return facts, function
+
+    def _callers(
+        self, path: str, function: FunctionNode
+    ) -> list[tuple[str, FileFacts, ast.Call]] | str:
+        """The calls of the module-level ``function`` of ``path`` in the repository's other
+        modules, each with its module's planner facts; or why a use there is not a call."""
+        unit = self.program.unit(path)
+        if unit is None:
+            return []
+        finder = ReferenceFinder(self.program, mentioning(self.sources, [function.name]))
+        out: list[tuple[str, FileFacts, ast.Call]] = []
+        for ref in finder.find(unit, function):
+            other = self.program.unit(ref.path)
+            tree = other.facts.module.node if other is not None else None
+            if ref.kind == "unreadable":
+                return f"{ref.path} mentions {function.name}() but {ref.text}"
+            if ref.kind != "creation" or not isinstance(ref.node, ast.Call) or other is None:
+                return f"{ref.path}:{ref.line} uses {function.name}() other than by a call"
+            facts = self._facts.get(ref.path)
+            prepared = self.prepared.get(ref.path)
+            if facts is None and isinstance(tree, ast.Module) and prepared is not None:
+                facts = file_facts(tree, prepared.text, other.facts.imports)
+                facts.imported = partial(self._function, ref.path)
+                self._facts[ref.path] = facts
+            if facts is None:
+                return f"{ref.path} cannot be read"
+            out.append((ref.path, facts, ref.node))
+        return out
 
     def _builder_of(self, unit: Unit) -> Builder | None:
         prepared = self.prepared.get(unit.path)

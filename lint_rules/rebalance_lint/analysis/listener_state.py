@@ -91,11 +91,13 @@ class Repository:
     mode, the class is planned from this file alone). ``sites`` receives what the file's
     planning learnt about the listener instances it registers. ``functions``: the function a
     name imported from another module of the repository means there, with that module's
-    facts (:attr:`~.migration_facts.FileFacts.imported`)."""
+    facts (:attr:`~.migration_facts.FileFacts.imported`); ``callers``: the calls of a function
+    of this file in the other modules (:attr:`~.migration_facts.FileFacts.callers`)."""
 
     uses: Callable[[ast.ClassDef], RemoteUses | None]
     sites: Callable[[ListenerSites], None] = lambda _: None
     functions: Callable[[ast.expr], tuple[FileFacts, Function] | None] = lambda _: None
+    callers: Callable[[Function], list[tuple[str, FileFacts, ast.Call]] | str] | None = None
 
 
 @dataclass

@@ -51,6 +51,7 @@ def plan_migration(
     facts = file_facts(tree, analysis.text, analysis.imports)
     if repository is not None:
         facts.imported = repository.functions
+        facts.callers = repository.callers
     plan = plan_listeners(facts, analysis, only, repository)
     if only in (None, "confluent_kafka"):
         plan.merge(plan_confluent(facts, analysis))

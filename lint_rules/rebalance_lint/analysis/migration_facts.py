@@ -40,6 +40,10 @@ class FileFacts:
     #: repository mode: the module-level function a name imported from another module of
     #: the repository means there, with that module's facts (single-file mode: always None)
     imported: Callable[[ast.expr], tuple[FileFacts, FunctionNode] | None] = lambda _: None
+    #: repository mode: the calls of a module-level function of this file in the other
+    #: modules, each with that module's facts, or why not all its uses there are calls
+    #: (single-file mode: None, nothing known)
+    callers: Callable[[FunctionNode], list[tuple[str, FileFacts, ast.Call]] | str] | None = None
 
     def qualnames(self, expr: ast.expr) -> set[str]:
         """Fully qualified names ``expr`` was imported as (empty when not imported)."""

@@ -47,6 +47,10 @@ References = Callable[[str, ast.ClassDef], "list[ClassReference]"]
 #: (path of the importing module, a name it imports) -> the function it means there
 Functions = Callable[[str, ast.expr], "tuple[FileFacts, FunctionNode] | None"]
 
+#: (path of the defining module, a module-level function) -> its calls in the other modules
+#: (with their module's facts), or why not every use there is a call
+Callers = Callable[[str, "FunctionNode"], "list[tuple[str, FileFacts, ast.Call]] | str"]
+
 _LISTENER_KEYS = frozenset(client.key for client in LISTENER_CLIENTS)
 
 
@@ -90,12 +94,16 @@ def legacy_listeners(analyses: Mapping[str, Analysis]) -> list[tuple[str, ast.Cl
 
 
 def plan_repository(
-    analyses: Mapping[str, Analysis], references: References, functions: Functions = _none
+    analyses: Mapping[str, Analysis],
+    references: References,
+    functions: Functions = _none,
+    callers: Callers | None = None,
 ) -> RepositoryPlan:
     """Plan every file of a repository together; each file's plan is left on its analysis
     (so a KRB2xx finding is fixable exactly when ``migrate DIR`` rewrites its site).
     ``functions(path, name)``: the function a name imported into ``path`` from another module
-    means there (:attr:`~.migration_facts.FileFacts.imported`)."""
+    means there (:attr:`~.migration_facts.FileFacts.imported`); ``callers(path, function)``:
+    its calls in the other modules (:attr:`~.migration_facts.FileFacts.callers`)."""
     classes = legacy_listeners(analyses)
     found = {(path, cls): references(path, cls) for path, cls in classes}
     mentioned = {ref.path for refs in found.values() for ref in refs}
@@ -112,13 +120,16 @@ def plan_repository(
                 kept = sites if path in mentioned else {}
                 recorder = _recorder(path, kept, unused)
                 recorder.functions = partial(functions, path)
+                recorder.callers = partial(callers, path) if callers is not None else None
                 plan = plan_migration(analysis, repository=recorder)
             out.plans[path] = plan
     # phase 2: the files defining a class used elsewhere, with those uses
     uses = {cls: _remote_uses(cls, refs, sites) for (_, cls), refs in found.items() if refs}
     for path in sorted({path for path, cls in classes if cls in uses}):
         repository = Repository(
-            uses=lambda cls: uses.get(cls) or unused.get(cls), functions=partial(functions, path)
+            uses=lambda cls: uses.get(cls) or unused.get(cls),
+            functions=partial(functions, path),
+            callers=partial(callers, path) if callers is not None else None,
         )
         out.plans[path] = plan_migration(analyses[path], repository=repository)
     for (path, cls), remote in ((key, uses[key[1]]) for key in found if key[1] in uses):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.migration_facts import bindings_of
 from rebalance_lint.analysis.program import Program, Unit
 from rebalance_lint.analysis.scopes import Bindings
@@ -70,8 +71,9 @@ class ReferenceFinder:
         self.mentions = mentions
         self._modules: dict[str, _Module | None] = {}
 
-    def find(self, defining: Unit, cls: ast.ClassDef) -> list[ClassReference]:
-        """Every use of ``cls`` (defined in ``defining``) in the other modules, in order."""
+    def find(self, defining: Unit, cls: ast.ClassDef | FunctionNode) -> list[ClassReference]:
+        """Every use of ``cls`` (defined in ``defining``) in the other modules, in order (a
+        module-level function's too: its calls are ``creation`` references)."""
         out: list[ClassReference] = []
         for path in sorted(set(self.mentions.get(cls.name, []))):
             if path == defining.path:
@@ -119,7 +121,7 @@ class _Module:
         mentioning a listener class's name define one of their own)."""
         return bindings_of(self.unit.facts.module.node)  # type: ignore[arg-type]
 
-    def references(self, defining: Unit, cls: ast.ClassDef) -> list[ClassReference]:
+    def references(self, defining: Unit, cls: ast.ClassDef | FunctionNode) -> list[ClassReference]:
         unit, scope = self.unit, self.unit.facts.module
 
         def resolves(expr: ast.expr) -> bool:

@@ -8,11 +8,14 @@ before it whose methods call the parameters with the view (``on_assign(consumer,
 partitions)``; under ``if on_assign is not None`` where a caller passes None or the default
 is None): the helper keeps its signature, and its callbacks now take the view. That is sound
 only where every callback the helper is given is known, so every call of the helper must be
-in this file (a helper nothing here calls, or one listed in ``__all__``, is an API: refused),
-call it by its name, and pass None or a callback :mod:`.passed_callbacks` makes take the
-view. The parameter must reach only this ``subscribe()``, with no annotation and no default
-but None. Callers in other modules are not seen: as for a listener class, the file migrated
-(or the directory, ``migrate DIR``) is taken to hold the helper's callers once it calls it.
+known (a helper nothing calls, or one listed in ``__all__``, is an API: refused), call it by
+its name, and pass None or a callback :mod:`.passed_callbacks` makes take the view. The
+parameter must reach only this ``subscribe()``, with no annotation and no default but None.
+``migrate FILE`` sees the calls in the file (as for a listener class, the file is taken to
+hold its callers once it calls it); ``migrate DIR`` also those in the repository's other
+modules (:attr:`~..migration_facts.FileFacts.callers`; any other use there refuses), whose
+callbacks are checked there and left as they are (the feature-pipeline shape:
+``subscribe_with_commit(self.consumer, self.topics, self.on_revoke)`` in another module).
 """
 
 from __future__ import annotations
@@ -84,29 +87,31 @@ def plan_helper(
         return calls
     optional: set[str] = set()
     passed_any: set[str] = set()  # parameters some caller passes a callback for
-    checked: dict[int, tuple[_Callback, bool]] = {}
+    checked: dict[int, tuple[_Callback, bool, FileFacts]] = {}
     for keyword, parameter in parameters:
-        arguments = [a for a in (_passed(c, helper, parameter) for c in calls) if a is not None]
-        for caller in calls:
+        arguments = [a for a in (_passed(c, helper, parameter) for *_, c in calls) if a]
+        for path, where_facts, caller in calls:
             passed = _passed(caller, helper, parameter)
-            where = f"{helper.name}() is called at line {caller.lineno}"
+            line = f"{path}:{caller.lineno}" if path else f"line {caller.lineno}"
+            where = f"{helper.name}() is called at {line}"
             if passed is None or is_none(passed):
                 if passed is None and not _defaults_to_none(helper, parameter):
                     return f"{where} without {parameter.arg}=; pass it there first"
                 optional.add(parameter.arg)
                 continue
-            callback = callback_of(keyword, passed, facts)
+            callback = callback_of(keyword, passed, where_facts)
             passed_any.add(parameter.arg)
             if isinstance(callback, str):
                 return f"{where} with {parameter.arg}={ast.unparse(passed)}, {callback}"
             function = callback.function
             previous = checked.get(id(function))
             if previous is not None and previous[0].keyword != keyword:
-                checked[id(function)] = (previous[0], False)  # two roles: kept as it is
+                checked[id(function)] = (previous[0], False, previous[2])  # kept as it is
             elif previous is None:
-                checked[id(function)] = (callback, only_passed(callback, arguments, facts))
-    for callback, rewrite in checked.values():
-        reason = check_passed(callback, client, facts, taken, plan, rewrite=rewrite)
+                rewrite = where_facts is facts and only_passed(callback, arguments, facts)
+                checked[id(function)] = (callback, rewrite, where_facts)
+    for callback, rewrite, where_facts in checked.values():
+        reason = check_passed(callback, client, where_facts, taken, plan, rewrite=rewrite)
         if reason is not None:
             return f"{reason} (a callback of {helper.name}())"
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
@@ -190,8 +195,9 @@ def _helper_refusal(
     return None
 
 
-def _calls_of(helper: Function, facts: FileFacts) -> list[ast.Call] | str:
-    """Every call of the helper in this file, or why they are not all known."""
+def _calls_of(helper: Function, facts: FileFacts) -> list[tuple[str, FileFacts, ast.Call]] | str:
+    """Every call of the helper in this file ("" for its path) and, in repository mode, in
+    the other modules; or why they are not all known."""
     refs = facts.bindings.references(helper, helper.name)
     name = f"{helper.name}()"
     if refs is None:
@@ -212,7 +218,13 @@ def _calls_of(helper: Function, facts: FileFacts) -> list[ast.Call] | str:
                 "arguments one by one first"
             )
         calls.append(parent)
-    if not calls or _exported(helper, facts):
+    remote = facts.callers(helper) if facts.callers and helper in facts.tree.body else []
+    if isinstance(remote, str):
+        return (
+            f"{remote}, so the codemod cannot know every callback it registers; call it by "
+            "its name only there first"
+        )
+    if not (calls or remote) or _exported(helper, facts):
         why = "which __all__ exports" if calls else "which nothing in this file calls"
         return (
             f"the callbacks are parameters of {name}, {why}: its callers (an API's users, or "
@@ -220,7 +232,7 @@ def _calls_of(helper: Function, facts: FileFacts) -> list[ast.Call] | str:
             "rebalance_guard RebalanceListener and register it with rebalance_guard's "
             "subscribe() by hand, or call subscribe() where the callbacks are defined"
         )
-    return calls
+    return [("", facts, call) for call in calls] + remote
 
 
 def _exported(helper: Function, facts: FileFacts) -> bool:
@@ -275,7 +287,8 @@ SHAPE = Shape(
     planner="confluent",
     recognises=(
         "on_assign=/on_revoke=/on_lost= naming parameters of the def calling subscribe(), "
-        "every call of which is in this file and passes None, a def of this file or a lambda"
+        "every call of which (in this file; in migrate DIR, in the repository) passes None, a "
+        "def, a lambda or self.method of the caller's class"
     ),
     plan=(
         "forward_listener (a listener class before the subscribe() calling the parameters "
@@ -284,6 +297,7 @@ SHAPE = Shape(
     ),
     fixtures=(
         "tests/codemods/test_callback_parameters.py",
+        "tests/codemods/test_callback_parameters_repository.py",
         "tests/codemods/fixtures/callback_parameters.py",
     ),
 )

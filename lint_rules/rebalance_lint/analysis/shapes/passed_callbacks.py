@@ -100,6 +100,9 @@ def only_passed(callback: _Callback, arguments: list[ast.expr], facts: FileFacts
         ]
     else:
         uses = facts.bindings.references(function, function.name)
+        remote = facts.callers(function) if facts.callers and function in facts.tree.body else []
+        if remote:  # called or otherwise used in another module too (repository mode)
+            return False
     return uses is not None and all(any(u is a for a in arguments) for u in uses)
 
 
