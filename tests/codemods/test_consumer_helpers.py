@@ -5,7 +5,9 @@ helper only calls what the view offers (REAL_WORLD.md: "commit hidden behind one
 _check_partitions_at_eof(consumer, partitions) that reads committed offsets and watermarks).
 
 The helper is left as it is and gets the view. That is sound only if its parameter is not
-annotated (a type checker would reject the view for Consumer), it never keeps the consumer, it
+annotated (a type checker would reject the view for Consumer; an annotation that is exactly the
+client's consumer class is widened to ``Consumer | RebalanceConsumer``: test_annotated_helpers.py),
+it never keeps the consumer, it
 calls no method the view lacks (nor assign, nor commit positionally on confluent's view), and an
 async helper is awaited inside the callback.
 """
@@ -98,7 +100,7 @@ def test_a_helper_handing_it_on_to_another_helper_and_logging_it() -> None:
 
 
 REFUSED = [
-    ("annotated", "    def check(consumer: Consumer):\n        consumer.assignment()"),
+    ("annotated other than with the consumer class", "    def check(consumer: Consumer | None):\n        consumer.assignment()"),
     ("stores it", "    def check(consumer):\n        global kept\n        kept = consumer"),
     ("polls", "    def check(consumer):\n        consumer.poll(0)"),
     ("assigns", "    def check(consumer):\n        consumer.assign([])"),
@@ -237,3 +239,39 @@ def test_a_method_helper_that_polls_is_refused() -> None:
     )
     assert result.new_source is None
     assert any("passes it to self.drain()" in m.reason for m in result.manual), result.manual
+
+
+HOOKS = """
+from confluent_kafka import Consumer
+
+
+class Processor:
+    def __init__(self, config):
+        self.consumer = Consumer(config)
+
+    def start(self):
+        self.consumer.subscribe(["edits"], on_assign=self.on_assign)
+
+    def on_assign(self, consumer, partitions):
+        self.warm(consumer, partitions)
+
+    def warm(self, consumer, partitions):
+        {body}
+{subclass}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "subclass", "reason"),
+    [
+        ('"""Subclasses build their state here."""', "", "a method that does nothing here (a hook for subclasses to override)"),
+        ("raise NotImplementedError", "", "a method that does nothing here"),
+        ("consumer.committed(partitions)", "\n\nclass Polling(Processor):\n    def warm(self, consumer, partitions):\n        consumer.poll(0)\n", "which class Polling (line 19) overrides"),
+    ],
+)
+def test_a_method_subclasses_override_is_refused(body: str, subclass: str, reason: str) -> None:
+    """``self.warm(consumer)`` runs whatever a subclass puts there: a hook left empty for
+    subclasses (anywhere) to fill in, or a method a subclass of this file overrides."""
+    result = _migrate(HOOKS.format(body=body, subclass=subclass))
+    assert result.new_source is None
+    assert any("passes it to self.warm(), " + reason in m.reason and "call the consumer's methods in the callback itself" in m.reason for m in result.manual), result.manual

@@ -175,7 +175,7 @@ CASES = [
             consumer.poll(0)
         c = Consumer({})
         c.subscribe(["a"], on_assign=lambda c, p: reset(c, p, True))
-        """), 8, "the on_assign= lambda uses the consumer other than to call a method (line 8): passes it to reset(); call the consumer's methods in the callback itself"),
+        """), 8, "the on_assign= lambda uses the consumer other than to call a method (line 8): passes it to reset(), which uses consumer.poll (line 6) other than as a call the view offers as written; move that out of reset() (or call the consumer's methods in the callback itself)"),
     ("cf-lambda-defaults", cf("""
         c = Consumer({})
         for t in ["a", "b"]:

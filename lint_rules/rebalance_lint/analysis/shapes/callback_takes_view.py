@@ -17,11 +17,12 @@ from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.migration_facts import FileFacts, returned_value
 from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.annotated_helpers import Widen, stage_widened
 from rebalance_lint.analysis.shapes.assign_release import _plan_final
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
-from rebalance_lint.analysis.shapes.helpers_take_view import helper_takes_view, offered_by_view
+from rebalance_lint.analysis.shapes.helpers_take_view import helper_refusal, offered_by_view
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
 
 
@@ -119,6 +120,7 @@ def _check_callback(
     part_refs = facts.bindings.references(partitions, partitions.arg)
     if refs is None or part_refs is None:
         return f"{label} rebinds its consumer or partitions parameter; use a new name first"
+    widen = Widen(frozenset(f"{client.consumer_module}.{c}" for c in client.consumer_classes))
     for ref in refs:
         if only_displayed(ref, facts) or isinstance(facts.parent(ref), ast.Delete):
             continue  # printed or logged: the view's text instead; ``del consumer``: unused
@@ -131,11 +133,12 @@ def _check_callback(
             and isinstance(call, ast.Call)
             and call.func is method
         ):
-            if helper_takes_view(ref, facts, lambda home: _view_call_ok(client, home)):
+            why = helper_refusal(ref, facts, lambda home: _view_call_ok(client, home), widen)
+            if why is None:
                 continue  # the helper gets the view and calls only what it offers
             return (
                 f"{label} uses the consumer other than to call a method (line {line}): "
-                f"{consumer_escape_step(ref, facts)}"
+                f"{why or consumer_escape_step(ref, facts)}"
             )
         name = method.attr
         dropped = dropped_coroutine(call, name, client, facts)
@@ -160,6 +163,7 @@ def _check_callback(
                 f"{label} passes commit() positional arguments (line {line}); "
                 "pass them by keyword first"
             )
+    stage_widened(widen, client.guard_module, facts, plan)
     return None
 
 

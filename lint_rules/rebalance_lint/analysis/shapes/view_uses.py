@@ -13,7 +13,11 @@ from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
-from rebalance_lint.analysis.shapes.helpers_take_view import helper_takes_view, offered_by_view
+from rebalance_lint.analysis.shapes.helpers_take_view import (
+    ViewCalls,
+    helper_refusal,
+    offered_by_view,
+)
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
 
 
@@ -24,14 +28,13 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
     method = _method_named(node, facts)
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
-    if method is None and helper_takes_view(
-        node, facts, lambda home: offered_by_view(client, home)
-    ):
+    why = "" if method is not None else helper_refusal(node, facts, _calls(client))
+    if why is None:
         return None  # the helper gets the view and calls only what it offers
     if method is None:
         return (
             f"a callback uses the injected consumer other than to call a method (line {line}): "
-            f"{consumer_escape_step(node, facts)}"
+            f"{why or consumer_escape_step(node, facts)}"
         )
     outer = facts.parent(node)
     call = facts.parent(outer) if outer is not None else None
@@ -47,6 +50,11 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
         )
     dropped = dropped_coroutine(call, method, client, facts)
     return f"a callback {dropped}" if dropped is not None else None
+
+
+def _calls(client: ClientFacts) -> ViewCalls:
+    """What a helper may call on the view, in the helper's own file."""
+    return lambda home: offered_by_view(client, home)
 
 
 SHAPE = Shape(
