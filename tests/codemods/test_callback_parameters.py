@@ -239,6 +239,8 @@ MORE_REFUSED = [
      "rewind calls c.assign() (line 16), not on its consumer argument"),
     ("a lambda's parameter", "register = lambda c, cb: c.subscribe(['t'], on_revoke=cb)\n",
      "on_revoke= is cb, a parameter of a lambda: the callback is whatever its callers pass"),
+    ("a handler parameter's methods", "class Backend:\n    def subscribe(self, c, handler=None):\n        c.subscribe(['t'], on_assign=handler.on_assign, on_revoke=handler.on_revoke)\n",
+     "on_assign=handler.on_assign, on_revoke=handler.on_revoke: methods of handler, a parameter of Backend.subscribe(), so the callbacks are whatever objects its callers pass"),
     ("a decorated helper", "import functools\n\n\n@functools.cache\ndef helper(c, cb):\n    c.subscribe(['t'], on_revoke=cb)\n\n\nhelper(Consumer({}), handler)\n",
      "helper() is decorated"),
     ("not a statement of its own", "def helper(c, cb):\n    return c.subscribe(['t'], on_revoke=cb)\n\n\nhelper(Consumer({}), handler)\n",

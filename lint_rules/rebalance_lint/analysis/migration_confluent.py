@@ -162,7 +162,9 @@ def _plan_site(
         if value is not None and not is_none(value)
     ]
     if any(isinstance(value, ast.Attribute) for _, value in present):
-        return _collect_owner_site(call, present, client, facts, owners)
+        return callback_parameters.handler_parameter(present, facts) or _collect_owner_site(
+            call, present, client, facts, owners
+        )
     if any(callback_parameters.parameter_of(value, facts) for _, value in present):
         return callback_parameters.plan_helper(call, present, client, facts, taken, plan)
     callbacks: list[_Callback] = []

@@ -38,6 +38,7 @@ from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     guard_name,
+    self_class,
     statement_layout,
 )
 from rebalance_lint.analysis.shape import Shape
@@ -58,6 +59,33 @@ def parameter_of(value: ast.expr, facts: FileFacts) -> tuple[ast.arg, Function] 
         ):
             return None if isinstance(owner, ast.Lambda) else (bound, owner)
     return None
+
+
+def handler_parameter(present: list[tuple[str, ast.expr]], facts: FileFacts) -> str | None:
+    """Why callbacks that are all methods of one parameter (``on_assign=handler.on_assign``,
+    msgbus's backend ``subscribe(self, topics, handler=None)``) are not migrated: the objects
+    its callers pass implement an API of the helper, which taking the view would change."""
+    bases = {
+        ast.unparse(value.value) if isinstance(value, ast.Attribute) else "" for _, value in present
+    }
+    value = present[0][1]
+    if len(bases) != 1 or not isinstance(value, ast.Attribute) or self_class(value.value, facts):
+        return None
+    found = parameter_of(value.value, facts)
+    if found is None:
+        return None
+    parameter, helper = found
+    roles = ", ".join(f"{keyword}={ast.unparse(v)}" for keyword, v in present)
+    owner = facts.parent(helper)
+    if isinstance(owner, ast.ClassDef) and helper.args.args[:1] == [parameter]:
+        return None  # self or cls: the owner's shape says why not
+    name = f"{owner.name}.{helper.name}" if isinstance(owner, ast.ClassDef) else helper.name
+    return (
+        f"{roles}: methods of {parameter.arg}, a parameter of {name}(), so the "
+        f"callbacks are whatever objects its callers pass, whose methods take the whole "
+        "consumer (an API of this code); have that API take a rebalance_guard "
+        "RebalanceListener and register it with rebalance_guard's subscribe(), by hand"
+    )
 
 
 def plan_helper(
