@@ -511,13 +511,13 @@ def main(topics):
         c.subscribe(["a"], on_assign=rebalanced, on_revoke=rebalanced)
         """), 8, "rebalanced is registered for two roles and calls consumer.assign() (line 6), which each role replaces differently; split it into one per role"),
     # --- confluent-kafka AIOConsumer ---------------------------------------------------------
-    ("aio-positional", aio("""
-        async def on_revoke(consumer, partitions):
-            await consumer.commit()
+    ("aio-positional-plain-def", aio("""
+        def on_revoke(consumer, partitions):
+            consumer.commit()
         async def main():
             c = AIOConsumer({})
             await c.subscribe(["a"], None, on_revoke)
-        """), 9, "callbacks passed positionally to AIOConsumer.subscribe() are never awaited (KRB111); pass them by keyword"),
+        """), 9, "on_revoke= on_revoke is passed positionally to AIOConsumer.subscribe(), which runs a plain def synchronously with the underlying Consumer; the migrated listener's methods are async def taking the async view: make it async def awaiting the consumer's calls and pass it by keyword (on_revoke=...) first"),
     ("aio-sync-callback", aio("""
         def on_revoke(consumer, partitions):
             pass

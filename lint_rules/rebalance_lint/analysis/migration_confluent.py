@@ -13,7 +13,9 @@ it (:mod:`.shapes.lambdas`, :mod:`.shapes.partials`, :mod:`.shapes.confluent_fun
 :mod:`.shapes.unknown_callbacks` says why not); bound methods of the consumer's owner go to
 :mod:`.shapes.owner_callbacks` (the owner becomes its own listener); parameters of the
 function calling ``subscribe()`` to :mod:`.shapes.callback_parameters`; one def in two roles to
-:mod:`.shapes.two_roles`; each callback's body to :mod:`.shapes.callback_takes_view` (with
+:mod:`.shapes.two_roles`; callbacks given by position to an AIOConsumer to
+:mod:`.shapes.aio_positional_callbacks`; each callback's body to
+:mod:`.shapes.callback_takes_view` (with
 :mod:`.shapes.assign_release` and :mod:`.shapes.assign_at_offsets`). ``on_lost`` equal to
 ``on_revoke`` needs no method: ``on_partitions_lost`` defaults to the revoke one. Anything
 else is refused with the step that would make it migratable.
@@ -53,6 +55,7 @@ from rebalance_lint.analysis.shapes import (
     lambdas,
     partials,
 )
+from rebalance_lint.analysis.shapes.aio_positional_callbacks import positional_sync_callback
 from rebalance_lint.analysis.shapes.callback_takes_view import _assigns_itself, _check_callback
 from rebalance_lint.analysis.shapes.callback_variables import dropped_aliases
 from rebalance_lint.analysis.shapes.confluent_functions import _placement, _used_only_here
@@ -151,11 +154,9 @@ def _plan_site(
     used = {id(v) for v in values if v is not None} | {id(topics)}
     if topics is None or len(used) != argument_count(call):
         return "subscribe() has arguments the codemod does not know; migrate it by hand"
-    if client.async_callbacks and len(call.args) > 1:
-        return (
-            "callbacks passed positionally to AIOConsumer.subscribe() are never awaited "
-            "(KRB111); pass them by keyword (on_assign=...) first"
-        )
+    reason = positional_sync_callback(call, values, client, facts)
+    if reason is not None:
+        return reason
     present = [
         (keyword, value)
         for keyword, value in zip(CONFLUENT_CALLBACKS, values, strict=True)
