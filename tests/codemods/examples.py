@@ -19,6 +19,7 @@ PROGRAMS = (
     "kafka_python_own_listener.py",
     "confluent_bound_methods_consumer.py",
     "confluent_app_shapes_consumer.py",
+    "confluent_helper_consumer.py",
 )
 #: multi-module programs (packages): the listener class in ``listeners.py``, created and
 #: registered in ``worker.py``; ``python -m PACKAGE BOOTSTRAP TOPIC GROUP OUTFILE``

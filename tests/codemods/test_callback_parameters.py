@@ -143,7 +143,8 @@ class TestCallbackParameters(CodemodTest):
             async def start(consumer: AIOConsumer, topics, on_assign=None, on_revoke=None):
                 class RebalanceCallbacks(RebalanceListener):
                     async def on_partitions_revoked(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
-                        await on_revoke(consumer, partitions)
+                        if on_revoke is not None:
+                            await on_revoke(consumer, partitions)
 
                 await subscribe(consumer, topics, RebalanceCallbacks())
 

@@ -113,7 +113,7 @@ def plan_helper(
     calls = _calls_of(helper, facts)
     if isinstance(calls, str):
         return calls
-    optional: set[str] = set()
+    optional = {p.arg for _, p in parameters if _defaults_to_none(helper, p)}
     passed_any: set[str] = set()  # parameters some caller passes a callback for
     checked: dict[int, tuple[_Callback, bool, FileFacts]] = {}
     for keyword, parameter in parameters:
@@ -164,6 +164,11 @@ def plan_helper(
         )
     )
     plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=f"{class_name}()"))
+    for _, parameter in parameters:
+        consumer_type = _callable_consumer(parameter, facts)
+        if consumer_type is not None:
+            plan.edit(Edit("replace_with_name", span(consumer_type), value=protocol))
+            plan.unused_imports.append(span(consumer_type))
     plan.sites += 1
     plan.planned.add(span(call))
     return None
@@ -202,10 +207,11 @@ def _helper_refusal(
             return f"{label} (*args or **kwargs); take it by name first"
         if parameter.arg in _METHOD_NAMES:
             return f"{label}, named like a listener method's parameter; rename it first"
-        if parameter.annotation is not None:
+        if parameter.annotation is not None and _callable_consumer(parameter, facts) is None:
             return (
                 f"{label}, annotated {ast.unparse(parameter.annotation)}, which callbacks "
-                "taking the view would not match; drop the annotation first"
+                "taking the view would not match; annotate it Callable[[Consumer, "
+                "list[TopicPartition]], None] (or | None), or drop the annotation, first"
             )
         refs = facts.bindings.references(parameter, parameter.arg) or []  # bound once here
         other = next((r for r in refs if not _argument_of(r, call, facts)), None)
@@ -261,6 +267,28 @@ def _calls_of(helper: Function, facts: FileFacts) -> list[tuple[str, FileFacts, 
             "subscribe() by hand, or call subscribe() where the callbacks are defined"
         )
     return [("", facts, call) for call in calls] + remote
+
+
+def _callable_consumer(parameter: ast.arg, facts: FileFacts) -> ast.expr | None:
+    """The consumer type in ``Callable[[Consumer, ...], None]`` (or that ``| None``,
+    ``Optional[...]``) annotating ``parameter``: it becomes the view's."""
+    annotation = parameter.annotation
+    if isinstance(annotation, ast.BinOp) and is_none(annotation.right):
+        annotation = annotation.left
+    elif isinstance(annotation, ast.Subscript) and facts.qualnames(annotation.value) & {
+        "typing.Optional"
+    }:
+        annotation = annotation.slice
+    if not (
+        isinstance(annotation, ast.Subscript)
+        and facts.qualnames(annotation.value) & {"typing.Callable", "collections.abc.Callable"}
+        and isinstance(annotation.slice, ast.Tuple)
+        and annotation.slice.elts
+        and isinstance(annotation.slice.elts[0], ast.List)
+        and len(annotation.slice.elts[0].elts) == 2
+    ):
+        return None
+    return annotation.slice.elts[0].elts[0]
 
 
 def _exported(helper: Function, facts: FileFacts) -> bool:
