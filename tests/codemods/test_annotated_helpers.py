@@ -160,3 +160,31 @@ def test_a_kafka_python_listener_helper_annotated_is_refused_naming_the_annotati
     )
     assert result.new_source is None
     assert any("annotate it KafkaConsumer | RebalanceConsumer" in m.reason for m in result.manual), result.manual
+
+
+def test_an_aioconsumer_helper_awaited_with_the_async_view() -> None:
+    """confluent's AIOConsumer: the async helper, awaited in the callback, takes the async view."""
+    result = _migrate(
+        """
+        from confluent_kafka.aio import AIOConsumer
+
+
+        async def commit_all(consumer: AIOConsumer) -> None:
+            await consumer.commit(asynchronous=False)
+
+
+        async def on_revoke(consumer: AIOConsumer, partitions: list[object]) -> None:
+            await commit_all(consumer)
+
+
+        async def main() -> None:
+            c = AIOConsumer({"group.id": "g"})
+            await c.subscribe(["a"], on_revoke=on_revoke)
+            await commit_all(c)
+        """
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "async def commit_all(consumer: AIOConsumer | RebalanceConsumer) -> None:" in after
+    assert "from rebalance_guard.confluent_kafka_aio import RebalanceConsumer" in after
