@@ -174,11 +174,12 @@ PLACED = [
 def test_an_assign_the_view_cannot_take_is_refused_as_on_the_argument(
     name: str, body: str, reason: str
 ) -> None:
-    """The same refusals as ``consumer.incremental_assign(...)`` on the callback's argument."""
+    """The refusals ``consumer.incremental_assign(...)`` on the callback's argument gets, naming
+    the call as written."""
     source = OWNER.replace("        self.consumer.incremental_assign(partitions)\n", body)
     result = migrate_source(source.replace("{extra}", "").encode(), "app.py")
     assert result.new_source is None, result
-    assert [m.reason for m in result.manual] == [reason]
+    assert [m.reason for m in result.manual] == [reason.replace("consumer.", "self.consumer.", 1)]
     as_argument = source.replace("self.consumer.incremental_assign", "_consumer.incremental_assign")
     result = migrate_source(as_argument.replace("{extra}", "").encode(), "app.py")
     assert [m.reason for m in result.manual] == [reason]

@@ -71,7 +71,8 @@ def plan_owner_assigns(
             continue
         name = node.func.attr
         why = _plan_final(callback, node, name, partitions.arg, facts, plan)
-        if why is not None:
+        if why is not None:  # assign_release's reason, naming the call as written
+            why = why.replace(f"consumer.{name}()", f"{own_self}.{attr}.{name}()", 1)
             return f"{why} (line {node.lineno}); migrate it by hand"
         if name in _ASSIGNS:  # the seek loop seeks on the view, the callback's consumer
             plan.edit(Edit("replace_with_name", span(node.func.value), value=consumer.arg))
