@@ -91,6 +91,16 @@ def test_migrate_file_alone_cannot_see_the_callers() -> None:
     assert "which nothing in this file calls" in result.manual[0].reason
 
 
+def test_a_helper_nothing_in_the_repository_calls_is_an_api() -> None:
+    files = _files()
+    files["app/offline.py"] = b""
+    assert _migrate(files) == files
+    assert any(
+        "which nothing in the repository (the directory migrated) calls" in r
+        for r in _reasons(files)
+    ), _reasons(files)
+
+
 REFUSED = [
     ("a callback the view will not do for", {"cleanup": """\
         from .kafka_utils import subscribe_with_commit

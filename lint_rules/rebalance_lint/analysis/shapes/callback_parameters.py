@@ -259,7 +259,8 @@ def _calls_of(helper: Function, facts: FileFacts) -> list[tuple[str, FileFacts, 
             "its name only there first"
         )
     if not (calls or remote) or _exported(helper, facts):
-        why = "which __all__ exports" if calls else "which nothing in this file calls"
+        nowhere = "the repository (the directory migrated)" if facts.callers else "this file"
+        why = "which __all__ exports" if calls or remote else f"which nothing in {nowhere} calls"
         return (
             f"the callbacks are parameters of {name}, {why}: its callers (an API's users, or "
             "other modules) pass callbacks the codemod cannot see; make it take a "
