@@ -47,7 +47,7 @@ from rebalance_lint.analysis.migration_expressions import (
     is_none,
 )
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
-from rebalance_lint.analysis.model import Analysis, dotted
+from rebalance_lint.analysis.model import Analysis, Registration, dotted
 from rebalance_lint.analysis.shapes import (
     callback_parameters,
     callback_variables,
@@ -104,6 +104,9 @@ def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
         if optional is not None:
             plan.refuse(registration.call.lineno, optional)
             continue
+        if registration.own_subscribe is not None:
+            plan.refuse(registration.call.lineno, _not_the_clients_subscribe(registration))
+            continue
         if call is None:
             plan.refuse(
                 registration.call.lineno,
@@ -121,6 +124,17 @@ def plan_confluent(facts: FileFacts, analysis: Analysis) -> MigrationPlan:
     for owner, groups in owners.items():
         _plan_owner(owner, groups, facts, taken, plan)
     return plan
+
+
+def _not_the_clients_subscribe(registration: Registration) -> str:
+    """The refusal for a receiver whose ``subscribe()`` may not be the client's: the adapter
+    calls ``subscribe(topics, on_assign=, on_revoke=, on_lost=)`` on it, which a wrapper may
+    not take (feature-pipeline's ConsumerProxy has no ``on_lost``) or may not forward."""
+    return (
+        f"{registration.own_subscribe}, which the adapter would call with on_assign=, "
+        "on_revoke= and on_lost= (it may not take or forward them): subscribe the client's "
+        "consumer itself, or register the migrated listener inside that subscribe() by hand"
+    )
 
 
 def _plan_site(

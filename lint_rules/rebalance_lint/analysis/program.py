@@ -106,6 +106,9 @@ class Unit:
                     return f"the consumer's class defines its own {cls.name}.subscribe() ({where})"
                 continue
             name = dotted(value.func)
+            relative = self.facts.imports.relative.get(name or "")
+            if relative is not None:  # from .kafka_utils import ConsumerProxy, not resolved
+                qualname = "." * relative[0] + relative[1] + "." + relative[2]
             if qualname is not None and name is not None and name.rpartition(".")[2][:1].isupper():
                 return (
                     f"the consumer is a {name} (imported from {qualname.rpartition('.')[0]}), "
