@@ -30,6 +30,12 @@ def body_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Ite
     return iter(found[1])
 
 
+def is_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``func`` itself yields (not a function nested in it): its body runs when it is
+    iterated, maybe after the rebalance callback that called it returned."""
+    return any(isinstance(node, ast.Yield | ast.YieldFrom) for node in body_nodes(func))
+
+
 #: Inside :func:`bodies_kept`: id of a function -> (the function, its body's nodes).
 _KEPT: list[dict[int, tuple[ast.AST, tuple[ast.AST, ...]]]] = []
 

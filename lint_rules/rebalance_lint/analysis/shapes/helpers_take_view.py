@@ -20,6 +20,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
+from rebalance_lint.analysis.walk import is_generator
 
 #: The calls a helper may make on the view, given the facts of the helper's own file:
 #: ``calls(facts)(call, method)`` (one decision per planner: :func:`offered_by_view`).
@@ -77,7 +78,7 @@ def helper_refusal(
     hook = _overridable(helper, owner, home) if isinstance(owner, ast.ClassDef) else None
     if hook is not None:
         return f"passes it to {name}, {hook}, which the codemod cannot check; {_INLINE}"
-    if helper.decorator_list or _generator(helper):
+    if helper.decorator_list or is_generator(helper):
         what = "is decorated" if helper.decorator_list else "is a generator (it runs later)"
         return f"passes it to {name}, which {what}; {_INLINE}"
     if isinstance(helper, ast.AsyncFunctionDef) and not isinstance(facts.parent(parent), ast.Await):
@@ -194,18 +195,6 @@ def _names_import(func: ast.expr, facts: FileFacts) -> bool:
     return isinstance(head, ast.Name) and isinstance(
         facts.bindings.binding(head), ast.Import | ast.ImportFrom
     )
-
-
-def _generator(helper: FunctionNode) -> bool:
-    """Whether ``helper`` itself (not a function nested in it) yields."""
-    stack: list[ast.AST] = list(helper.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Yield | ast.YieldFrom):
-            return True
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            stack.extend(ast.iter_child_nodes(node))
-    return False
 
 
 def _deferred(ref: ast.AST, helper: FunctionNode, home: FileFacts) -> bool:

@@ -34,8 +34,8 @@ from rebalance_lint.analysis.migration_facts import (
     statement_layout,
 )
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.walk import is_generator
 
-_LATER = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: Values no ``await`` can take: what aiokafka ignored and the adapter would fail to await.
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -51,7 +51,7 @@ def plan_returned_values(
         returns = [r for r in own_returns(fn) if r.value is not None and not is_none(r.value)]
         if not returns:
             continue
-        if _generator(fn):
+        if is_generator(fn):
             return _ignored(fn, returns[0])
         for returned in returns:
             assert returned.value is not None
@@ -164,17 +164,6 @@ def _end(returned: ast.Return, fn: Function, facts: FileFacts) -> str:
         if not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
             return ""
         node = owner
-
-
-def _generator(fn: Function) -> bool:
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Yield | ast.YieldFrom):
-            return True
-        if not isinstance(node, _LATER):
-            stack.extend(ast.iter_child_nodes(node))
-    return False
 
 
 def _ignored(fn: Function, returned: ast.Return) -> str:
