@@ -3,7 +3,8 @@
 Each repository gets generated listener modules written from the shapes in REAL_WORLD.md
 (confluent callbacks as module functions and as methods of the class owning the consumer,
 kafka-python listeners with the consumer injected through the constructor, aiokafka
-listeners, callbacks that poll, sleep or commit asynchronously, print-only callbacks) and,
+listeners, callbacks that poll, sleep or commit asynchronously, print-only callbacks, a helper
+registering the callbacks its callers pass: an API, which ``migrate`` leaves by hand) and,
 for the benchmark, real Python files copied from the installed site-packages, so the bulk of
 the bytes is ordinary code without Kafka, as in a real fleet.
 
@@ -143,9 +144,17 @@ async def consume_{n}(topic):
     await consumer.start()
 """
 
+CONFLUENT_API_HELPER = """
+def subscribe_with_hooks_{n}(conf, topics, on_assign, on_revoke):
+    consumer = Consumer(conf)
+    consumer.subscribe(topics, on_assign=on_assign, on_revoke=on_revoke)
+    return consumer
+"""
+
 SHAPES = {
     "confluent_clean": (CONFLUENT_CLEAN, "from confluent_kafka import Consumer"),
     "confluent_lambda": (CONFLUENT_LAMBDA, "from confluent_kafka import Consumer"),
+    "confluent_api_helper": (CONFLUENT_API_HELPER, "from confluent_kafka import Consumer"),
     "confluent_replay": (
         CONFLUENT_REPLAY,
         "from confluent_kafka import OFFSET_BEGINNING, Consumer",
