@@ -231,8 +231,12 @@ REFUSED = [
      _STEP + "Worker._commit() is a generator, whose body runs when it is iterated, maybe after the callback; pass the consumer along by hand"),
     ("not-offered", _source(WORKER.replace("        self.consumer.commit()", "        self.consumer.commit()\n        self.consumer.close()")), 31,
      _STEP + "Worker._commit() uses self.consumer other than to call a method the view offers as written (line 21); change that use by hand"),
-    ("direct-attribute", _source(listener=LISTENER.replace("        pass", "        self.worker.consumer.seek_to_beginning()")), 30,
-     "listener class Flush is migrated, but its callbacks still reach a consumer through self.worker.consumer, which the codemod cannot turn into the view; the listener uses self.worker other than to call a method of it (line 37); pass the callback's consumer argument along by hand"),
+    ("direct-attribute-kept", _source(listener=LISTENER.replace("        pass", "        kept = self.worker.consumer\n        kept.seek_to_beginning()")), 30,
+     _STEP + "the listener uses self.worker.consumer other than to call a method the view offers in a callback's own body (line 37); pass the callback's consumer argument along by hand"),
+    ("direct-attribute-not-offered", _source(listener=LISTENER.replace("        pass", "        self.worker.consumer.close()")), 30,
+     "listener class Flush is migrated, but its callbacks still reach a consumer through self.worker.consumer, which the codemod cannot turn into the view; " + "the listener uses self.worker.consumer other than to call a method the view offers in a callback's own body (line 37); pass the callback's consumer argument along by hand"),
+    ("direct-attribute-nested", _source(listener=LISTENER.replace("        pass", "        threading.Thread(target=lambda: self.worker.consumer.seek_to_beginning()).start()")), 30,
+     _STEP + "the listener uses self.worker.consumer other than to call a method the view offers in a callback's own body (line 37); pass the callback's consumer argument along by hand"),
     ("outside-callback", _source(listener=LISTENER + "\n    def close(self):\n        self.worker.flush()\n"), 30,
      _STEP + "self.worker.flush() at line 40 reaches the consumer outside a callback's own body, where no view is at hand; call it from the callback itself first"),
     ("another-route", _source(WORKER.replace("        self.rows = []", "        self.rows = []\n        self.sink = Sink(self.consumer)").replace("        self.rows.clear()", "        self.sink.close()"), extra="""
@@ -260,6 +264,78 @@ def test_what_cannot_be_proven_stays_and_names_its_next_step(
     assert 'self.worker.flush(reason="revoke")\n' in new  # the call is left as it was
     assert "consumer=None" not in new
     assert (line, reason) in [(m.line, m.reason) for m in result.manual]
+
+
+def test_the_owners_consumer_called_in_a_callback_becomes_the_view() -> None:
+    """``self.worker.consumer.seek_to_beginning()`` in a callback, where the owner's
+    ``self.consumer`` is provably the registering consumer: the callback's view is called
+    (``shapes/owner_consumer_in_callbacks.py``), beside the owner's method taking it."""
+    source = _source(listener=LISTENER.replace("        pass", "        self.worker.consumer.seek_to_beginning()"))
+    assert _krb201(source) == [True]
+    after, manual = _migrate(source)
+    assert manual == []
+    assert "    def on_partitions_assigned(self, assigned, consumer: RebalanceConsumer):\n        consumer.seek_to_beginning()\n" in after
+    assert '        self.worker.flush(reason="revoke", consumer=consumer)\n' in after
+    assert [f.code for f in check_source(after.encode(), "app.py").findings if f.code in ("KRB201", "KRB105", "KRB112")] == []
+
+
+def test_an_aiokafka_runner_pausing_through_itself_in_a_callback_migrates() -> None:
+    """The runner shape of an aiokafka transformer: the listener holds its runner, reads and
+    sets the runner's data (a lock, a fatal slot, pending partitions), awaits a runner method
+    that does not touch the consumer, and pauses through ``self.runner.consumer``."""
+    source = textwrap.dedent(
+        """
+        import asyncio
+
+        from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+
+        class TaskListener(ConsumerRebalanceListener):
+            def __init__(self, runner: "Runner") -> None:
+                self.runner = runner
+
+            async def on_partitions_revoked(self, revoked):
+                try:
+                    async with self.runner.batch_lock:
+                        await self.runner.close_tasks()
+                except Exception as e:
+                    self.runner.fatal = e
+
+            def on_partitions_assigned(self, assigned):
+                try:
+                    self.runner.consumer.pause(*assigned)
+                    self.runner.pending = {tp.partition for tp in assigned}
+                except Exception as e:
+                    self.runner.fatal = e
+
+
+        class Runner:
+            def __init__(self, topics):
+                self.consumer = AIOKafkaConsumer(group_id="g")
+                self.topics = topics
+                self.batch_lock = asyncio.Lock()
+                self.fatal = None
+                self.pending = set()
+
+            async def close_tasks(self):
+                self.pending.clear()
+
+            async def run(self):
+                self.consumer.subscribe(self.topics, listener=TaskListener(self))
+                await self.consumer.start()
+                async for record in self.consumer:
+                    print(record)
+        """
+    )
+    assert _krb201(source) == [True]
+    after, manual = _migrate(source)
+    assert manual == []
+    assert (
+        "    def on_partitions_assigned(self, assigned, consumer: RebalanceConsumer):\n        try:\n            consumer.pause(*assigned)\n            self.runner.pending = {tp.partition for tp in assigned}\n"
+        in after
+    )
+    assert "                await self.runner.close_tasks()\n" in after  # reaches no consumer
+    assert "        set_rebalance_listener(self.consumer, TaskListener(self))\n" in after
 
 
 def test_an_unawaited_coroutine_method_stays() -> None:

@@ -36,6 +36,11 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.helpers_take_view import offered_by_view
 from rebalance_lint.analysis.shapes.injected_consumer import _stored_as
 from rebalance_lint.analysis.shapes.listener_owners import FALLBACK, owner_holding
+from rebalance_lint.analysis.shapes.owner_consumer_in_callbacks import (
+    Direct,
+    direct_use,
+    plan_direct_uses,
+)
 from rebalance_lint.analysis.shapes.owner_stored_consumer import _own_scope
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -85,15 +90,17 @@ def _plan(
         return owner
     owner_cls, attr = owner
     callbacks = {n: f for n, f in methods.items() if n in CALLBACK_METHODS}
-    hops, reason = _hops(cls, held, stored[1], callbacks, owner_cls, attr, facts)
+    ok = offered_by_view(client, facts)
+    directs: list[Direct] = []  # filled by _hops
+    hops, reason = _hops(cls, held, stored[1], callbacks, owner_cls, attr, ok, directs, facts)
     if reason is not None:
         return reason
     own = methods_of(owner_cls)
     reaching = _reaching(own, attr, facts)
     chain = _chain({own[name] for _, name, _ in hops if name in reaching}, own, reaching)
-    if not chain:
+    if not chain and not directs:
         return FALLBACK
-    reason = _overridable(owner_cls, chain, facts)
+    reason = _overridable(owner_cls, chain, facts) if chain else None
     if reason is not None:
         return reason
     names: dict[Function, str] = {}
@@ -105,8 +112,8 @@ def _plan(
                 "give the view's parameter; rename one first"
             )
         names[method] = name
-    ok = offered_by_view(client, facts)
     rewritten: set[ast.AST] = set()
+    plan_direct_uses(directs, plan, rewritten)
     for method in chain:
         reason = _plan_method(method, names, attr, own, chain, ok, facts, plan, rewritten)
         if reason is not None:
@@ -140,10 +147,14 @@ def _hops(
     callbacks: dict[str, Function],
     owner: ast.ClassDef,
     attr: str,
+    ok: Offered,
+    directs: list[Direct],
     facts: FileFacts,
 ) -> tuple[list[tuple[ast.Call, str, Function]], str | None]:
     """The ``self.<held>.<method>(...)`` calls in the callbacks' own bodies (with the method
-    and the callback), or why a use of ``self.<held>`` in ``cls`` stops the rewrite."""
+    and the callback), the view's methods called there on ``self.<held>.<attr>``
+    (:mod:`.owner_consumer_in_callbacks`), or why a use of ``self.<held>`` in ``cls`` stops
+    the rewrite."""
     inside = {node: fn for fn in callbacks.values() for node in _own_scope(fn)}
     hops: list[tuple[ast.Call, str, Function]] = []
     for node in facts.index.attributes.get(held, []):
@@ -151,7 +162,21 @@ def _hops(
             continue
         method = facts.parent(node)
         call = facts.parent(method) if method is not None else None
-        if not isinstance(method, ast.Attribute) or method.attr == attr:
+        direct = (
+            direct_use(method, inside, ok, facts)
+            if isinstance(method, ast.Attribute) and method.attr == attr
+            else None
+        )
+        if direct is not None:
+            directs.append(direct)
+            continue
+        if isinstance(method, ast.Attribute) and method.attr == attr:
+            return [], (
+                f"the listener uses self.{held}.{attr} other than to call a method the view "
+                f"offers in a callback's own body (line {node.lineno}); pass the callback's "
+                "consumer argument along by hand"
+            )
+        if not isinstance(method, ast.Attribute):
             return [], (
                 f"the listener uses self.{held} other than to call a method of it (line "
                 f"{node.lineno}); pass the callback's consumer argument along by hand"
