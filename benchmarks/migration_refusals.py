@@ -39,6 +39,7 @@ import ast
 import inspect
 import re
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -195,6 +196,7 @@ class Tally:
     unreadable: list[str] = field(default_factory=list[str])
     no_reason: int = 0  # refused KRB2xx sites whose file gives no manual reason at all
     site_lines: list[str] = field(default_factory=list[str])
+    migrated: list[tuple[str, bytes, bytes]] = field(default_factory=list)  # path, before, after
 
     def add(self, other: Tally) -> None:
         self.files += other.files
@@ -206,6 +208,7 @@ class Tally:
         self.not_idempotent += other.not_idempotent
         self.unreadable += other.unreadable
         self.no_reason += other.no_reason
+        self.migrated += other.migrated
 
     def summary(self) -> str:
         total, automatic = sum(self.sites.values()), sum(self.fixable.values())
@@ -267,6 +270,7 @@ def measure(outcomes: Iterator[Outcome]) -> Tally:
             continue
         if result.new_source is not None:
             tally.changed += 1
+            tally.migrated.append((path, source, result.new_source))
             if not idempotent:
                 tally.not_idempotent.append(path)
     return tally
@@ -281,6 +285,9 @@ def main(argv: list[str]) -> int:
                         help="each subdirectory of each DIR is one repository")  # fmt: skip
     parser.add_argument("--sites", action="store_true",
                         help="also one line per KRB201-203 site and per repository")  # fmt: skip
+    parser.add_argument("--type-check", action="store_true",
+                        help="also mypy --strict and pyright on each migrated file, before "
+                             "and after: the error codes the migration added")  # fmt: skip
     args = parser.parse_args(argv)
     roots = subdirectories(args.paths) if args.each_subdirectory else args.paths
     repository_mode = args.repository or args.each_subdirectory
@@ -319,6 +326,7 @@ def main(argv: list[str]) -> int:
         print(f"  problem: {line}")
     for line in total.unreadable:
         print(f"  unreadable input (not counted as broken): {line}")
+    typed = type_check(total.migrated) if args.type_check else 0
     if args.sites:
         print(f"sites (KRB201-203), per repository; manual sites with no reason: {total.no_reason}")
         for root, tally in per_root:
@@ -326,7 +334,51 @@ def main(argv: list[str]) -> int:
             for line in tally.site_lines:
                 print(f"  {line}")
     print(f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
-    return 1 if total.broken or total.not_idempotent else 0
+    return 1 if total.broken or total.not_idempotent or typed else 0
+
+
+def type_check(migrated: list[tuple[str, bytes, bytes]]) -> int:
+    """Print, per migrated file, the mypy --strict and pyright error codes the migration added
+    (``tests/codemods/type_check_diff.py``: the test of the fixtures' comparison); return
+    how many files got one. Each file is checked alone in a package of its own (its
+    repository's other modules are not beside it: their imports fail alike before and after)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/
+    from tests.codemods.type_check_diff import added, mypy_errors, pyright_errors
+
+    with tempfile.TemporaryDirectory() as tmp:
+        before, after = Path(tmp, "before"), Path(tmp, "after")
+        before.mkdir()
+        after.mkdir()
+        names: dict[str, str] = {}
+        for index, (path, old, new) in enumerate(migrated):
+            # four package levels each (relative imports, up to ``from ... import``, then
+            # fail as imports, not as mypy's blocking "no parent module" error)
+            stem = re.sub(r"\W", "_", Path(path).stem)
+            package = f"p{index:04d}/a/b/c"
+            name = f"{package}/{stem}.py"
+            names[name] = path
+            for root, source in ((before, old), (after, new)):
+                (root / package).mkdir(parents=True)
+                for level in (root / package, *(root / package).parents):
+                    if level == root:
+                        break
+                    (level / "__init__.py").write_bytes(b"")
+                (root / name).write_bytes(source)
+        worse = {
+            "mypy --strict": added(mypy_errors(before), mypy_errors(after)),
+            "pyright": added(pyright_errors(before), pyright_errors(after)),
+        }
+    files = {name for found in worse.values() for name in found}
+    print(
+        f"type checks of the {len(migrated)} migrated files: {len(files)} with an error the "
+        "migration added"
+    )
+    for tool, found in worse.items():
+        print(f"  {tool}: {len(found)} files")
+        for name, codes in sorted(found.items()):
+            listed = ", ".join(f"{code} +{n}" for code, n in sorted(codes.items()))
+            print(f"    {names[name]}: {listed}")
+    return len(files)
 
 
 if __name__ == "__main__":

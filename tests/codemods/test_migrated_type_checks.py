@@ -12,17 +12,13 @@ none, and that a file mypy found fully typed stays so.
 
 from __future__ import annotations
 
-import json
-import re
-import subprocess
-import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
 from rebalance_codemods.api import migrate_source
 
 from tests.codemods.examples import ROOT
+from tests.codemods.type_check_diff import added, mypy_errors, pyright_errors
 
 SOURCES = sorted(
     [
@@ -31,7 +27,6 @@ SOURCES = sorted(
         *(ROOT / "tests" / "codemods" / "fixtures").glob("*.py"),
     ]
 )
-Errors = dict[str, Counter[str]]  # file name -> error code -> on how many lines
 
 
 def _pairs(tmp: Path) -> tuple[Path, Path, list[str]]:
@@ -52,68 +47,6 @@ def _pairs(tmp: Path) -> tuple[Path, Path, list[str]]:
     return before, after, names
 
 
-def _mypy(directory: Path) -> Errors:
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--show-error-codes",
-         "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(directory / ".cache"),
-         *sorted(str(p) for p in directory.glob("*.py"))],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert "error: " not in result.stderr, result.stderr
-    # mypy reports an unannotated def once and a partly annotated one (a migrated method with
-    # its view annotated) once per missing part: count lines with the code, not messages.
-    found = {
-        (Path(m[1]).name, m[2], m[3])
-        for m in (re.match(r"(.+?\.py):(\d+): error: .*\[([\w-]+)\]$", line)
-                  for line in result.stdout.splitlines())
-        if m
-    }  # fmt: skip
-    errors: Errors = {}
-    for name, _line, code in found:
-        errors.setdefault(name, Counter())[code] += 1
-    return errors
-
-
-def _pyright(directory: Path) -> Errors:
-    config = {
-        "typeCheckingMode": "standard",
-        "pythonVersion": "3.11",
-        "extraPaths": [str(ROOT / part) for part in ("stubs", "lint_rules", "codemods")],
-    }
-    (directory / "pyrightconfig.json").write_text(json.dumps(config))
-    result = subprocess.run(
-        [sys.executable, "-m", "pyright", "--outputjson", "--project", str(directory),
-         "--pythonpath", sys.executable, str(directory)],
-        cwd=directory, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    report = json.loads(result.stdout)
-    errors: Errors = {}
-    for diagnostic in report["generalDiagnostics"]:
-        if diagnostic["severity"] == "error":
-            rule = diagnostic.get("rule", "error")
-            errors.setdefault(Path(diagnostic["file"]).name, Counter())[rule] += 1
-    return errors
-
-
-#: mypy's "this code is untyped" codes. A migration of untyped code writes untyped code (a
-#: listener method kept in the style of the function it came from, or one calling a method the
-#: user left untyped), so for these the question is whether a file was typed before and not after.
-UNTYPED = frozenset({"no-untyped-def", "no-untyped-call"})
-
-
-def _added(before: Errors, after: Errors) -> dict[str, dict[str, int]]:
-    """Per file, the error codes reported more often after the migration than before (for
-    :data:`UNTYPED` codes: reported after, never before)."""
-    added: dict[str, dict[str, int]] = {}
-    for name, codes in after.items():
-        had = before.get(name, Counter())
-        more = {code: n - had[code] for code, n in codes.items() if n > had[code]}
-        more = {code: n for code, n in more.items() if code not in UNTYPED or not had[code]}
-        if more:
-            added[name] = more
-    return added
-
-
 @pytest.fixture(scope="module")
 def pairs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[str]]:
     return _pairs(tmp_path_factory.mktemp("typed"))
@@ -130,7 +63,7 @@ def test_mypy_strict_reports_nothing_new_on_migrated_code(
     pairs: tuple[Path, Path, list[str]],
 ) -> None:
     before, after, _ = pairs
-    assert _added(_mypy(before), _mypy(after)) == {}
+    assert added(mypy_errors(before), mypy_errors(after)) == {}
 
 
 @pytest.mark.slow
@@ -138,4 +71,4 @@ def test_pyright_reports_nothing_new_on_migrated_code(
     pairs: tuple[Path, Path, list[str]],
 ) -> None:
     before, after, _ = pairs
-    assert _added(_pyright(before), _pyright(after)) == {}
+    assert added(pyright_errors(before), pyright_errors(after)) == {}
