@@ -133,7 +133,11 @@ def _guard_imports(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """At a ``try:``: ``edit.names`` (module, name, alias) imported after the statement at
     ``edit.other`` of its body (added to a ``from module import ...`` already there, else a new
     statement), and the statements of ``edit.extra`` appended to each ``except`` block that
-    does not end in ``raise`` (:mod:`rebalance_lint.analysis.shapes.optional_client_import`)."""
+    does not end in ``raise`` (:mod:`rebalance_lint.analysis.shapes.optional_client_import`).
+    Without ``edit.other``, at an import inside a function: ``edit.names`` imported right
+    after it (:func:`_after_import`)."""
+    if edit.other is None:
+        return _after_import(edit, finder)
     block = finder.find(edit.target, cst.Try)
     assert edit.other is not None
     anchor: cst.CSTNode
@@ -173,6 +177,54 @@ def _guard_imports(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return block, change
 
 
+def _after_import(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """At an import (a client's, inside a function: :mod:`rebalance_lint.analysis.shapes.
+    local_client_import`): ``edit.names`` imported in the statements right after it, in the
+    same block (its own ``from module import ...`` gains the names from that module), alone on
+    their lines when it is alone on its line, else after it on that line."""
+    anchor: cst.Import | cst.ImportFrom
+    try:
+        anchor = finder.find(edit.target, cst.ImportFrom)
+    except PlanMismatch:
+        anchor = finder.find(edit.target, cst.Import)
+    line = finder.parent(anchor)
+    own_line = isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+    modules: dict[str, list[cst.ImportAlias]] = {}
+    for module, name, alias in edit.names:
+        asname = cst.AsName(cst.Name(alias)) if alias else None
+        modules.setdefault(module, []).append(cst.ImportAlias(cst.Name(name), asname=asname))
+    same = (
+        _module_of(anchor)
+        if isinstance(anchor, cst.ImportFrom)
+        and not anchor.relative
+        and not isinstance(anchor.names, cst.ImportStar)
+        else None
+    )
+    joined = modules.pop(same, []) if same is not None else []
+    added = [
+        cst.ImportFrom(
+            _dotted(module), sorted(aliases, key=lambda a: _member_order(a.evaluated_name))
+        )
+        for module, aliases in modules.items()
+    ]
+
+    def grown(node: cst.CSTNode) -> cst.BaseSmallStatement:
+        if joined and isinstance(node, cst.ImportFrom):
+            return _from_with_names(node, joined)
+        assert isinstance(node, cst.Import | cst.ImportFrom)
+        return node
+
+    def change_line(node: cst.CSTNode) -> cst.CSTNode | cst.FlattenSentinel[cst.CSTNode]:
+        assert isinstance(node, cst.SimpleStatementLine)
+        first = node.with_changes(body=[grown(node.body[0])])
+        return cst.FlattenSentinel([first, *(cst.SimpleStatementLine([s]) for s in added)])
+
+    def change_small(node: cst.CSTNode) -> cst.CSTNode | cst.FlattenSentinel[cst.CSTNode]:
+        return cst.FlattenSentinel([grown(node), *added])
+
+    return (line, change_line) if own_line else (anchor, change_small)
+
+
 def _imports_from(stmt: cst.BaseStatement, module: str) -> bool:
     """Whether ``stmt`` is ``from module import a, b`` alone on its line."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
@@ -191,15 +243,20 @@ def _with_names(stmt: cst.BaseStatement, aliases: list[cst.ImportAlias]) -> cst.
     members' order (constants, classes, the rest), each once."""
     assert isinstance(stmt, cst.SimpleStatementLine)
     small = stmt.body[0]
-    assert isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+    assert isinstance(small, cst.ImportFrom)
+    return stmt.with_changes(body=[_from_with_names(small, aliases)])
+
+
+def _from_with_names(small: cst.ImportFrom, aliases: list[cst.ImportAlias]) -> cst.ImportFrom:
+    assert not isinstance(small.names, cst.ImportStar)
     had = list(small.names)
     seen = {(a.evaluated_name, a.evaluated_alias) for a in had}
     new = [a for a in aliases if (a.evaluated_name, a.evaluated_alias) not in seen]
     if not new:
-        return stmt
+        return small
     names = sorted([*had, *new], key=lambda a: _member_order(a.evaluated_name))
     names = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in names]
-    return stmt.with_changes(body=[small.with_changes(names=names)])
+    return small.with_changes(names=names)
 
 
 def _lines(block: cst.BaseSuite) -> list[cst.BaseStatement]:

@@ -5,7 +5,12 @@ ImportError". The migration puts its imports of that client (``rebalance_guard.<
 client is still caught by the same ``except``; names the migrated module uses when imported
 (a module-level listener class's base, its methods' view annotation) are bound in each
 ``except`` block too. The migrated fixtures are imported in a subprocess where the client
-cannot be imported, and behave as the originals do there."""
+cannot be imported, and behave as the originals do there.
+
+Issue 25: a client imported only inside a function (lazily, in a ``try`` or not) gets the
+migration's imports right after that import, in the same block; where an edit naming them is
+not reached by it (an owner class's base, a callback before the import, after an ``except``
+that goes on), the file is refused, saying where."""
 
 from __future__ import annotations
 
@@ -72,6 +77,10 @@ CASES = [
     ("optional_confluent", "confluent_kafka", ("Consumer",), ({}, ["t"])),
     ("optional_kafka_python", "kafka", ("HAS_KAFKA", "KafkaConsumer", "CommitOnRevoke"), (["t"],)),
     ("optional_aiokafka", "aiokafka", ("aiokafka", "AIOKafkaConsumer"), ("t",)),
+    # issue 25: imported inside the function (consume() fails there without the client)
+    ("local_import_confluent_init", "confluent_kafka", ("KafkaSource",), ("b:9092", "t")),
+    ("local_import_confluent", "confluent_kafka", ("log",), ({"group.id": "g"}, ["t"])),
+    ("local_import_kafka_python", "kafka", (), (["t"],)),
 ]
 
 
@@ -88,6 +97,7 @@ def test_the_migrated_module_behaves_the_same_without_the_client(
     without_after = _probe(after, (package,), names, args)
     assert without_after == without_before
     assert "consume" in without_before and "<unbound>" not in without_before.values()
+    assert migrate_source(after.read_bytes(), after.name).new_source is None  # idempotent
 
 
 def test_the_probe_sees_a_guard_import_outside_the_try_block_fail(tmp_path: Path) -> None:
@@ -101,7 +111,7 @@ def test_the_probe_sees_a_guard_import_outside_the_try_block_fail(tmp_path: Path
         _probe(tmp_path / "hoisted.py", ("confluent_kafka",), ("Consumer",), ({}, ["t"]))
 
 
-@pytest.mark.parametrize("name", [c[0] for c in CASES])
+@pytest.mark.parametrize("name", [c[0] for c in CASES if c[0].startswith("optional_")])
 def test_with_the_client_the_migrated_module_imports_the_guard(name: str) -> None:
     after = FIXTURES / "migrated" / f"{name}.py"
     seen = _probe(after, (), ("RebalanceListener",), ())
@@ -272,18 +282,6 @@ def test_listener_classes_inside_functions_need_no_stand_in() -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        # the client imported inside the function that uses it
-        """
-        def consume(conf):
-            try:
-                from confluent_kafka import Consumer
-            except ImportError:
-                return None
-            def on_assign(consumer, partitions):
-                consumer.assign(partitions)
-            c = Consumer(conf)
-            c.subscribe(["a"], on_assign=on_assign)
-        """,
         # the module-level try inside an if
         """
         import sys
@@ -299,7 +297,7 @@ def test_listener_classes_inside_functions_need_no_stand_in() -> None:
             c.subscribe(["a"], on_assign=on_assign)
         """,
     ],
-    ids=["in-a-function", "in-an-if"],
+    ids=["in-an-if"],
 )
 def test_a_client_imported_below_the_module_level_is_refused(source: str) -> None:
     result = _migrate(source)
@@ -360,3 +358,166 @@ def test_module_level_confluent_callbacks_become_a_class_defined_without_the_cli
     assert _probe(after, ("confluent_kafka",), ("RebalanceCallbacks",), ({},))[
         "RebalanceCallbacks"
     ] == ["RebalanceCallbacks", "object"]
+
+
+LOCAL = [c[0] for c in CASES if c[0].startswith("local_import_")]
+
+
+@pytest.mark.parametrize("name", LOCAL)
+def test_a_function_local_client_import_gains_no_module_level_dependency(name: str) -> None:
+    """Imported without the client, the migrated module binds nothing from rebalance_guard
+    (its imports are in the function); consume() fails as before, at the client's import."""
+    after = FIXTURES / "migrated" / f"{name}.py"
+    package = next(c[1] for c in CASES if c[0] == name)
+    args = next(c[3] for c in CASES if c[0] == name)
+    seen = _probe(after, (package,), ("RebalanceListener", "subscribe"), args)
+    assert seen["RebalanceListener"] == seen["subscribe"] == repr("<unbound>")
+    assert str(seen["consume"]).startswith(("ModuleNotFoundError", "RuntimeError"))
+    guard = "from rebalance_guard."
+    assert all(line.startswith(" ") for line in after.read_text().splitlines() if guard in line)
+
+
+@pytest.mark.parametrize("name", [n for n in LOCAL if "confluent" in n])
+def test_with_the_client_the_functions_import_the_guard(name: str) -> None:
+    """With the client, consume() runs the migrated registration (no broker: confluent
+    subscribes without connecting; kafka-python's consumer connects when created)."""
+    after = FIXTURES / "migrated" / f"{name}.py"
+    args = next(c[3] for c in CASES if c[0] == name)
+    seen = _probe(after, (), (), args)
+    assert "Error" not in str(seen["consume"]), seen
+
+
+def test_a_try_in_a_function_whose_except_returns_takes_the_imports() -> None:
+    result = _migrate(
+        """
+        def consume(conf):
+            try:
+                from confluent_kafka import Consumer
+            except ImportError:
+                return None
+            def on_assign(consumer, partitions):
+                consumer.assign(partitions)
+            c = Consumer(conf)
+            c.subscribe(["a"], on_assign=on_assign)
+        """
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    assert result.new_source.decode() == textwrap.dedent(
+        """
+        def consume(conf):
+            try:
+                from confluent_kafka import Consumer
+                from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+            except ImportError:
+                return None
+            class RebalanceCallbacks(RebalanceListener):
+                def on_partitions_assigned(self, partitions, consumer: RebalanceConsumer):
+                    for partition in partitions:
+                        consumer.seek(partition)
+            c = Consumer(conf)
+            subscribe(c, ["a"], RebalanceCallbacks())
+        """
+    )
+
+
+def test_each_function_importing_the_client_gets_the_imports_after_its_own() -> None:
+    result = _migrate(
+        """
+        def one(conf):
+            from confluent_kafka import Consumer
+            def on_assign(consumer, partitions):
+                print(partitions)
+            c = Consumer(conf)
+            c.subscribe(["a"], on_assign=on_assign)
+        def two(conf):
+            import confluent_kafka
+            c = confluent_kafka.Consumer(conf)
+            c.subscribe(["a"], on_revoke=lambda c, p: c.commit(asynchronous=False))
+        """
+    )
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    text = result.new_source.decode()
+    guard = "    from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe\n"
+    assert "    from confluent_kafka import Consumer, TopicPartition\n" + guard in text
+    assert (
+        "    import confluent_kafka\n    from confluent_kafka import TopicPartition\n" + guard
+        in text
+    )
+    assert text.startswith("\ndef one(conf):")
+
+
+GUARD = "rebalance_guard.confluent_kafka"
+NEXT = (
+    "import confluent_kafka at module level (in a try block, the except binding the names "
+    "used) or register callbacks defined inside {where} after its import, then run migrate again"
+)
+
+REFUSED_LOCAL = [
+    (
+        # holdout 035: the owner class becomes its own listener, a base evaluated on import
+        """
+        class Source:
+            def __init__(self, brokers: str, topic: str, group: str) -> None:
+                try:
+                    from confluent_kafka import Consumer  # type: ignore
+                except ImportError as exc:  # pragma: no cover
+                    raise SystemExit("confluent-kafka is not installed") from exc
+                self._consumer = Consumer({"bootstrap.servers": brokers, "group.id": group})
+                self._consumer.subscribe([topic], on_revoke=self._on_revoke)
+
+            def _on_revoke(self, consumer, partitions) -> None:
+                consumer.commit(asynchronous=False)
+        """,
+        9,
+        f"confluent_kafka is imported only inside Source.__init__() (line 5), where the codemod adds {GUARD}'s import, but the migration uses RebalanceListener as Source's base, evaluated when the module is imported (line 2), which that import does not reach; "
+        + NEXT.format(where="Source.__init__()"),
+    ),
+    (
+        # an except that goes on without the client: the names are not bound after the try
+        """
+        def consume(conf):
+            try:
+                from confluent_kafka import Consumer
+            except ImportError:
+                Consumer = None
+            if Consumer is None:
+                return None
+            def on_assign(consumer, partitions):
+                print(partitions)
+            c = Consumer(conf)
+            c.subscribe(["a"], on_assign=on_assign)
+        """,
+        12,
+        f"confluent_kafka is imported only inside consume() (line 4), where the codemod adds {GUARD}'s import, but the migration uses RebalanceConsumer at line 9, which that import does not reach; the except at line 5 goes on without it: end it with raise or return; "
+        + NEXT.format(where="consume()"),
+    ),
+    (
+        # the callback defined before the import: its class would be too
+        """
+        def consume(conf):
+            def on_assign(consumer, partitions):
+                print(partitions)
+            from confluent_kafka import Consumer
+            c = Consumer(conf)
+            c.subscribe(["a"], on_assign=on_assign)
+        """,
+        7,
+        f"confluent_kafka is imported only inside consume() (line 5), where the codemod adds {GUARD}'s import, but the migration uses RebalanceConsumer at line 3, which that import does not reach; "
+        + NEXT.format(where="consume()"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "reason"), REFUSED_LOCAL, ids=["owner-base", "except-goes-on", "def-before"]
+)
+def test_a_use_the_local_import_does_not_reach_refuses_the_file(
+    source: str, line: int, reason: str
+) -> None:
+    result = _migrate(source)
+    assert result.new_source is None
+    assert [(m.line, m.reason) for m in result.manual] == [(line, reason)]
+    findings = check_source(textwrap.dedent(source).encode(), "optional.py").findings
+    assert not [f for f in findings if f.code in MIGRATION_CODES and f.fixable], findings

@@ -18,12 +18,16 @@ from __future__ import annotations
 import ast
 import re
 
-from rebalance_guard._client_facts import CLIENTS
-
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, Span, span
 from rebalance_lint.analysis.file_index import _imported_packages
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.local_client_import import (
+    lazy_packages,
+    package_of,
+    place_local_imports,
+    refuse_all,
+)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -34,6 +38,8 @@ def optional_import(facts: FileFacts, package: str, guard_module: str) -> str | 
     module-level ``try:`` block, where ``guard_module``'s import would go."""
     if package not in facts.index.optional or _guarding_try(facts.tree, package) is not None:
         return None
+    if package in lazy_packages(facts.tree):
+        return None  # imported only inside functions: local_client_import
     return (
         f"{package} is an optional dependency here, imported only inside try/except "
         f"ImportError below the module level (in a function, an if or another try); the "
@@ -48,12 +54,19 @@ def place_optional_imports(facts: FileFacts, plan: MigrationPlan) -> None:
     block importing it (an edit ``guard_imports`` there), with fallbacks for the names its
     edits use at import time. Sites of such a client were planned only where that block
     exists (:func:`optional_import`)."""
-    for package in sorted(facts.index.optional):
+    for package in sorted({p for e in plan.imports if (p := package_of(e[0])) is not None}):
         wanted = sorted(
-            (entry for entry in plan.imports if _package_of(entry[0]) == package), key=str
+            (entry for entry in plan.imports if package_of(entry[0]) == package), key=str
         )
-        block = _guarding_try(facts.tree, package)
-        if not wanted or block is None:
+        if not wanted:
+            continue
+        block = _guarding_try(facts.tree, package) if package in facts.index.optional else None
+        if block is None:
+            lazy = _imported_lazily(facts.tree, package)
+            why = lazy and place_local_imports(facts, plan, package, lazy, wanted)
+            if why:
+                refuse_all(plan, why)
+                return
             continue
         anchor = [s for s in block.body if package in _imported(s)][-1]
         plan.imports.difference_update(wanted)
@@ -77,16 +90,11 @@ def place_optional_imports(facts: FileFacts, plan: MigrationPlan) -> None:
         )
 
 
-def _package_of(module: str) -> str | None:
-    """The client package whose absence makes importing ``module`` fail: the client's own
-    modules and its ``rebalance_guard`` modules (``rebalance_guard.testing.<client>`` too)."""
-    for client in CLIENTS.values():
-        suffix = client.guard_module.rpartition(".")[2]
-        if module == client.package or module.startswith(f"{client.package}."):
-            return client.package
-        if module.startswith("rebalance_guard.") and module.rpartition(".")[2] == suffix:
-            return client.package
-    return None
+def _imported_lazily(tree: ast.Module, package: str) -> list[ast.Import | ast.ImportFrom]:
+    """The function-local imports of ``package`` when every one it runs is in a function."""
+    if any(package in _imported(stmt) for stmt in tree.body):
+        return []  # the common case, decided without a walk
+    return lazy_packages(tree).get(package, [])
 
 
 def _guarding_try(tree: ast.Module, package: str) -> ast.Try | None:
