@@ -81,6 +81,7 @@ CASES = [
     ("local_import_confluent_init", "confluent_kafka", ("KafkaSource",), ("b:9092", "t")),
     ("local_import_confluent", "confluent_kafka", ("log",), ({"group.id": "g"}, ["t"])),
     ("local_import_kafka_python", "kafka", (), (["t"],)),
+    ("local_import_annotated_helper", "confluent_kafka", ("Source",), ({"group.id": "g"}, ["t"])),
 ]
 
 
@@ -507,11 +508,33 @@ REFUSED_LOCAL = [
         f"confluent_kafka is imported only inside consume() (line 5), where the codemod adds {GUARD}'s import, but the migration uses RebalanceConsumer at line 3, which that import does not reach; "
         + NEXT.format(where="consume()"),
     ),
+    (
+        # a helper's annotation evaluated when the class is defined (no postponed annotations)
+        """
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from confluent_kafka import Consumer
+        class Source:
+            def start(self, conf):
+                from confluent_kafka import Consumer
+                def on_revoke(consumer, partitions):
+                    self._commit(consumer)
+                c = Consumer(conf)
+                c.subscribe(["t"], on_revoke=on_revoke)
+            def _commit(self, consumer: "Consumer") -> None:
+                consumer.commit(asynchronous=False)
+        """,
+        11,
+        f"confluent_kafka is imported only inside Source.start() (line 7), where the codemod adds {GUARD}'s import, but the migration uses RebalanceConsumer at line 12, in Source._commit(), which that import does not reach; "
+        + NEXT.format(where="Source.start()"),
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("source", "line", "reason"), REFUSED_LOCAL, ids=["owner-base", "except-goes-on", "def-before"]
+    ("source", "line", "reason"),
+    REFUSED_LOCAL,
+    ids=["owner-base", "except-goes-on", "def-before", "annotation-evaluated"],
 )
 def test_a_use_the_local_import_does_not_reach_refuses_the_file(
     source: str, line: int, reason: str

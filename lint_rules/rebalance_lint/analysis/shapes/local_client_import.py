@@ -97,14 +97,22 @@ def place_local_imports(
     using = [edit for edit in plan.edits if _names(edit) & local]
     reaches = [(anchor, *_reach(anchor, facts)) for anchor in anchors]
     chosen: dict[int, ast.Import | ast.ImportFrom] = {}
+    checking = _checking_import(facts.tree, package) if lazy_annotations(facts.tree) else None
+    annotations: set[str] = set()
     for edit in using:
         found = next((a for a, region, _ in reaches if _inside(edit.target, region)), None)
-        if found is None:
+        if found is None and checking is not None and _annotation_only(edit, facts, local):
+            annotations |= _names(edit) & local  # never evaluated: for type checkers
+        elif found is None:
             return _why_not(edit, facts, package, reaches, local)
-        chosen[id(found)] = found
+        else:
+            chosen[id(found)] = found
     if not chosen:
         chosen[id(anchors[0])] = anchors[0]
     plan.imports.difference_update(wanted)
+    if checking is not None and annotations:
+        typed = [(m, obj, alias or "") for m, obj, alias in wanted if (alias or obj) in annotations]
+        plan.edit(Edit("guard_imports", span(checking), names=tuple(typed)))
     for anchor in sorted(chosen.values(), key=span):
         plan.edit(
             Edit(
@@ -114,6 +122,49 @@ def place_local_imports(
             )
         )
     return None
+
+
+def lazy_annotations(tree: ast.Module) -> bool:
+    """``from __future__ import annotations``: no annotation is evaluated at run time."""
+    return any(
+        isinstance(stmt, ast.ImportFrom)
+        and stmt.module == "__future__"
+        and any(alias.name == "annotations" for alias in stmt.names)
+        for stmt in tree.body
+    )
+
+
+def _checking_import(tree: ast.Module, package: str) -> ast.Import | ast.ImportFrom | None:
+    """The last import of ``package`` in a module-level ``if TYPE_CHECKING:`` block."""
+    found = [
+        stmt
+        for block in tree.body
+        if isinstance(block, ast.If) and _is_type_checking(block.test)
+        for stmt in block.body
+        if isinstance(stmt, ast.Import | ast.ImportFrom) and package in _client_packages(stmt)
+    ]
+    return found[-1] if found else None
+
+
+def _annotation_only(edit: Edit, facts: FileFacts, local: set[str]) -> bool:
+    """Whether ``edit`` names ``local`` only in annotations: its view annotation, or an
+    expression it replaces that is a parameter's, a return's or a variable's annotation."""
+    if edit.action == "replace_with_expression" and any(
+        span(annotation) == edit.target
+        for holder in ast.walk(facts.tree)
+        for annotation in _annotations(holder)
+    ):
+        return True
+    rest = Edit(edit.action, edit.target, edit.value, edit.extra, names=edit.names)
+    return not (_names(rest) & local) and bool(_names(edit) & local)
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.arg | ast.AnnAssign):
+        return [node.annotation] if node.annotation is not None else []
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.returns] if node.returns is not None else []
+    return []
 
 
 def _names(edit: Edit) -> set[str]:
@@ -237,13 +288,15 @@ SHAPE = Shape(
     ),
     plan=(
         "the planners' edits, their imports of that client put right after the function's "
-        "import of it (guard_imports at that import); the whole file refused where an edit "
-        "naming them is not after it in that function"
+        "import of it (guard_imports at that import), names only annotations elsewhere use "
+        "(postponed) after the client's import under a module-level if TYPE_CHECKING; the "
+        "whole file refused where another edit naming them is not after it in that function"
     ),
     fixtures=(
         "tests/codemods/test_optional_client_import.py",
         "tests/codemods/fixtures/local_import_confluent_init.py",
         "tests/codemods/fixtures/local_import_confluent.py",
         "tests/codemods/fixtures/local_import_kafka_python.py",
+        "tests/codemods/fixtures/local_import_annotated_helper.py",
     ),
 )

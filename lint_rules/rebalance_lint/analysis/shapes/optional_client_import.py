@@ -23,6 +23,7 @@ from rebalance_lint.analysis.file_index import _imported_packages
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.local_client_import import (
+    lazy_annotations,
     lazy_packages,
     package_of,
     place_local_imports,
@@ -115,7 +116,7 @@ def _used_at_import_time(tree: ast.Module, plan: MigrationPlan, names: set[str])
     """Which of ``names`` an edit of ``plan`` writes where the module evaluates it when
     imported: anywhere but inside a function's body (a class body, a base, a decorator, a
     default, an annotation unless ``from __future__ import annotations``)."""
-    lazy = _lazy_annotations(tree)
+    lazy = lazy_annotations(tree)
     early_spans = _early_spans(tree)
     found: set[str] = set()
     for edit in plan.edits:
@@ -144,15 +145,6 @@ def _early_spans(tree: ast.Module) -> set[Span]:
         else:
             stack += list(ast.iter_child_nodes(node))
     return out
-
-
-def _lazy_annotations(tree: ast.Module) -> bool:
-    return any(
-        isinstance(stmt, ast.ImportFrom)
-        and stmt.module == "__future__"
-        and any(alias.name == "annotations" for alias in stmt.names)
-        for stmt in tree.body
-    )
 
 
 SHAPE = Shape(
