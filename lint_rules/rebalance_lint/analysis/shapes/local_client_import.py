@@ -9,9 +9,12 @@ block (a ``try`` body stays covered by its ``except``), as the module-level opti
 shape puts them into the module-level ``try``. That import binds them only in that
 function, after it: every edit naming them must be there, in the statements after the
 client's import (after the ``try`` holding it too, when each of its ``except`` blocks ends
-in ``raise``/``return``). An owner class that becomes its own listener (its base is
-evaluated when the module is imported), a method of the class outside the function, a
-callback defined before the import: the whole file is refused, saying where and why."""
+in ``raise``/``return``). A name used elsewhere only in annotations, with annotations
+postponed, is never evaluated: it joins the client's import under the module-level ``if
+TYPE_CHECKING:``, for type checkers. Anything else (an owner class that becomes its own
+listener, its base evaluated when the module is imported; another method using
+``set_rebalance_listener``; a callback defined before the import): the whole file is
+refused, saying where and why."""
 
 from __future__ import annotations
 
