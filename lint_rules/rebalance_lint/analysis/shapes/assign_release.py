@@ -15,6 +15,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import FileFacts, containing_list, statement_layout
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.assign_at_offsets import _each_at_an_offset
+from rebalance_lint.analysis.shapes.assign_at_times import offsets_at_times, plan_at_times
 from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
 from rebalance_lint.analysis.shapes.displayed_consumer import only_computes
 
@@ -68,7 +69,8 @@ def _plan_final(
     plan: MigrationPlan,
 ) -> str | None:
     """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation (in a
-    lambda: its whole body; ``gather`` rewrites it, see ``_lambda_tail``)."""
+    lambda: its whole body; ``gather`` rewrites it, see ``_lambda_tail``); an assign of what
+    ``offsets_for_times`` answered is :mod:`.assign_at_times`'s to plan or refuse."""
     function = callback.function
     last: ast.AST | None
     if isinstance(function, ast.Lambda):
@@ -89,6 +91,10 @@ def _plan_final(
         )
     if last is None:
         return f"consumer.{name}() is not the last thing {callback.label} does"
+    times = offsets_at_times(call, facts) if name in _ASSIGNS else None
+    if times is not None and callback.keyword == "on_assign" and isinstance(last, ast.Expr):
+        assert not isinstance(function, ast.Lambda)  # a lambda's ``last`` is its call
+        return plan_at_times(times, call, last, name, partitions, function, facts, plan)
     arg_ok = (
         len(call.args) == 1
         and not call.keywords
