@@ -83,6 +83,9 @@ class ClientFacts:
     registration: Literal["listener", "callbacks"]
     #: ``rebalance_guard`` module for this API, which migrated code imports from.
     guard_module: str
+    #: Whether importing ``guard_module`` imports the client (and fails without it): then
+    #: code importing the client only inside a function imports it there too.
+    guard_imports_client: bool
     #: ``rebalance_guard`` consumer classes (subclasses of the client's) in ``guard_module``.
     guard_consumer_classes: frozenset[str]
     #: How ``guard_module`` registers a listener.
@@ -111,6 +114,7 @@ KAFKA_PYTHON = ClientFacts(
     async_listener_bases=frozenset({"AsyncConsumerRebalanceListener"}),
     registration="listener",
     guard_module="rebalance_guard.kafka_python",
+    guard_imports_client=False,
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
     view_methods=_JAVA_STYLE_VIEW | {"commit_async", "group_metadata"},
@@ -139,6 +143,7 @@ AIOKAFKA = ClientFacts(
     async_listener_bases=frozenset(),
     registration="listener",
     guard_module="rebalance_guard.aiokafka",
+    guard_imports_client=False,
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
     view_methods=_JAVA_STYLE_VIEW | {"last_stable_offset"},
@@ -174,6 +179,7 @@ CONFLUENT = ClientFacts(
     async_listener_bases=frozenset(),
     registration="callbacks",
     guard_module="rebalance_guard.confluent_kafka",
+    guard_imports_client=True,
     guard_consumer_classes=frozenset({"Consumer"}),
     guard_registration="subscribe",
     view_methods=_CONFLUENT_VIEW | {"memberid"},
@@ -194,6 +200,7 @@ CONFLUENT_AIO = ClientFacts(
     async_listener_bases=frozenset(),
     registration="callbacks",
     guard_module="rebalance_guard.confluent_kafka_aio",
+    guard_imports_client=True,
     guard_consumer_classes=frozenset(),
     guard_registration="subscribe",
     view_methods=_CONFLUENT_VIEW,

@@ -82,6 +82,8 @@ CASES = [
     ("local_import_confluent", "confluent_kafka", ("log",), ({"group.id": "g"}, ["t"])),
     ("local_import_kafka_python", "kafka", (), (["t"],)),
     ("local_import_annotated_helper", "confluent_kafka", ("Source",), ({"group.id": "g"}, ["t"])),
+    # its guard module imports no aiokafka: the import goes to module level
+    ("local_import_aiokafka_listener_factory", "aiokafka", ("Source",), ("t",)),
 ]
 
 
@@ -361,7 +363,7 @@ def test_module_level_confluent_callbacks_become_a_class_defined_without_the_cli
     ] == ["RebalanceCallbacks", "object"]
 
 
-LOCAL = [c[0] for c in CASES if c[0].startswith("local_import_")]
+LOCAL = [c[0] for c in CASES if c[0].startswith("local_import_") and "aiokafka" not in c[0]]
 
 
 @pytest.mark.parametrize("name", LOCAL)
@@ -386,6 +388,20 @@ def test_with_the_client_the_functions_import_the_guard(name: str) -> None:
     args = next(c[3] for c in CASES if c[0] == name)
     seen = _probe(after, (), (), args)
     assert "Error" not in str(seen["consume"]), seen
+
+
+def test_a_guard_module_importing_no_client_may_go_to_module_level() -> None:
+    """aiokafka imported in two methods, the listener made in one and registered in the
+    other: no local import reaches both, but rebalance_guard.aiokafka imports no aiokafka
+    (tests/lint/test_client_facts.py), so its import goes to module level; imported without
+    aiokafka the module binds the guard's names and consume() fails at the client's import,
+    as before."""
+    name = "local_import_aiokafka_listener_factory"
+    after = FIXTURES / "migrated" / f"{name}.py"
+    assert "\nfrom rebalance_guard.aiokafka import " in after.read_text()
+    seen = _probe(after, ("aiokafka",), ("RebalanceListener",), ("t",))
+    assert seen["RebalanceListener"] == ["RebalanceListener", "object"]
+    assert str(seen["consume"]).startswith("ModuleNotFoundError"), seen
 
 
 def test_a_try_in_a_function_whose_except_returns_takes_the_imports() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -62,6 +63,18 @@ def test_guard_module_offers_what_the_row_says(facts: ClientFacts) -> None:
         for method in ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost")
     )
     assert not callbacks_async or facts.async_callbacks
+
+
+@pytest.mark.parametrize("facts", ROWS, ids=IDS)
+def test_guard_module_imports_the_client_as_the_row_says(facts: ClientFacts) -> None:
+    """Importing the guard module in a fresh interpreter imports the client exactly when
+    ``guard_imports_client`` says so (the migration of a client imported only inside a
+    function relies on it: local_client_import)."""
+    probe = f"import sys, {facts.guard_module}; print({facts.package!r} in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == str(facts.guard_imports_client)
 
 
 def test_omitted_methods_are_the_views_omitted_set() -> None:

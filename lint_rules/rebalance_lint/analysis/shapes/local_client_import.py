@@ -80,6 +80,17 @@ def package_of(module: str) -> str | None:
     return None
 
 
+def needs_client(module: str) -> bool:
+    """Whether importing ``module`` imports its client: the client's own modules, and a
+    ``rebalance_guard`` module whose row says so (:attr:`ClientFacts.guard_imports_client`)."""
+    for client in CLIENTS.values():
+        if module == client.package or module.startswith(f"{client.package}."):
+            return True
+        if module == client.guard_module:
+            return client.guard_imports_client
+    return True  # not a client's: the caller keeps it with the client's import
+
+
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
