@@ -17,7 +17,7 @@ import pytest
 from rebalance_codemods.repository import migrate_repository
 
 from tests.codemods.examples import ROOT, run_cli
-from tests.codemods.test_migrated_type_checks import _added, _pyright
+from tests.codemods.type_check_diff import added, pyright_errors
 
 CASE = Path(__file__).parent / "fixtures" / "repos" / "harness_tests"
 CHECKS = "checks/listener_checks.py"
@@ -73,7 +73,7 @@ def test_the_migrated_repository_type_checks(tmp_path: Path) -> None:
     mypy_after = _mypy_errors(after)
     assert mypy_after == {}, mypy_after
     assert _mypy_errors(before) == {"listeners.py": Counter({"misc": 1})}
-    assert _added(_pyright(before), _pyright(after)) == {}
+    assert added(pyright_errors(before), pyright_errors(after)) == {}
 
 
 def test_the_old_calls_fail_on_the_migrated_listener(tmp_path: Path) -> None:
