@@ -245,17 +245,6 @@ CASES = [
             def subscribe(self, topics, **kwargs):
                 super().subscribe(topics, on_assign=reset)
         """), 9, "super().subscribe() in a consumer subclass: the subclass's own subscribe() wraps the registration; register a listener there by hand with rebalance_guard.confluent_kafka.subscribe(super(), topics, listener)"),
-    ("cf-optional-dependency-in-a-function", """
-def run(conf):
-    try:
-        from confluent_kafka import Consumer
-    except ImportError:  # confluent-kafka is an extra
-        return None
-    def reset_offsets(consumer, partitions):
-        consumer.assign(partitions)
-    c = Consumer(conf)
-    c.subscribe(["a"], on_assign=reset_offsets)
-""", 10, "confluent_kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.confluent_kafka's import only next to a module-level one: import confluent_kafka in a try block at module level (the except binding the names used), then run migrate again"),
     ("kp-optional-dependency-nested-try", kp(tail=REGISTER).replace("from kafka import ConsumerRebalanceListener, KafkaConsumer", "try:\n    try:\n        from kafka import ConsumerRebalanceListener, KafkaConsumer\n    except AttributeError:\n        raise\nexcept (ImportError, AttributeError):\n    ConsumerRebalanceListener = object"), 11,
      "listener class Listener: kafka is an optional dependency here, imported only inside try/except ImportError below the module level (in a function, an if or another try); the codemod adds rebalance_guard.kafka_python's import only next to a module-level one: import kafka in a try block at module level (the except binding the names used), then run migrate again"),
     ("closure-bound-twice", """
@@ -388,6 +377,56 @@ def main(topics):
         c.subscribe(["a"], on_revoke=on_revoke)
         keep(on_revoke)
         """), 8, "on_revoke is used elsewhere too, so it stays and the listener calls it with the view, which its consumer parameter's annotation (Consumer) does not accept; drop the annotation or annotate it with the rebalance_guard RebalanceConsumer first"),
+    # shapes/assign_at_times.py (issue 25): an assign of what offsets_for_times answered
+    ("cf-at-times-answer-used", cf("""
+        def on_assign(consumer, partitions):
+            offsets = consumer.offsets_for_times(partitions)
+            print(offsets)
+            consumer.assign(offsets)
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 10, "consumer.assign() of offsets_for_times()'s answer: offsets is also used on line 7; the seek loop replacing the assign must be its only use (line 8); migrate it by hand"),
+    ("cf-at-times-answer-under-if", cf("""
+        def on_assign(consumer, partitions):
+            if partitions:
+                offsets = consumer.offsets_for_times(partitions)
+            consumer.assign(offsets)
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 10, "offsets is not bound once, directly in the callback's own body (not under an if, a loop, a with or a try)"),
+    ("cf-at-times-other-consumer", cf("""
+        def on_assign(consumer, partitions):
+            consumer.assign(OTHER.offsets_for_times(partitions))
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 8, "consumer.assign() of offsets_for_times()'s answer: offsets_for_times() is called on OTHER, not on the callback's consumer (line 6)"),
+    ("cf-at-times-other-partitions", cf("""
+        def on_assign(consumer, partitions):
+            consumer.assign(consumer.offsets_for_times(partitions[:1]))
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 8, "offsets_for_times(partitions[:1]) does not ask for the callback's partitions parameter (partitions) itself, so its answer may not be exactly the callback's partitions (line 6)"),
+    ("cf-at-times-not-last", cf("""
+        def on_assign(consumer, partitions):
+            consumer.assign(consumer.offsets_for_times(partitions))
+            print("assigned")
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 9, "consumer.assign() of offsets_for_times()'s answer is not the last statement of on_assign's own body, with no return before it (the seek loop replacing it must run whenever the callback completes, and nothing after it) (line 6)"),
+    ("cf-at-times-partitions-changed", cf("""
+        def on_assign(consumer, partitions):
+            partitions.append(TopicPartition("b", 0))
+            consumer.assign(consumer.offsets_for_times(partitions))
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        """), 9, "on_assign changes or aliases its partitions list (line 6), which the adapter assigns after the callback (line 7)"),
+    ("aio-at-times-answer-not-awaited", aio("""
+        async def on_assign(consumer, partitions):
+            offsets = consumer.offsets_for_times(partitions)
+            await consumer.assign(offsets)
+        async def main(c: AIOConsumer):
+            await c.subscribe(["a"], on_assign=on_assign)
+        """), 9, "consumer.assign() of offsets_for_times()'s answer: one of offsets_for_times() and assign() is awaited, the other not (line 7)"),
     ("cf-assign-subset", cf("""
         def on_assign(consumer, partitions):
             consumer.assign(partitions[:1])
