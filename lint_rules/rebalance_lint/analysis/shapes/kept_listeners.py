@@ -1,8 +1,9 @@
 """Shape: listeners kept in a variable or an attribute (``self._listener = Cls(...)`` then
 ``listener=self._listener``; real code keeps it to read its state).
 
-Migrated when the instance is used only for registration, plain attributes, ``is None``
-tests and being kept in an attribute of ``self`` used the same way."""
+Migrated when the instance is used only for registration (on one consumer), plain
+attributes, ``is None`` and truth tests and being kept in an attribute of ``self`` used the
+same way; a holder that may also be ``None`` is :mod:`.optional_listeners`'s."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ from rebalance_lint.analysis.listener_state import _State
 from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import FileFacts, self_class
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.optional_listeners import (
+    holder_loads,
+    holder_of_creation,
+    holder_reason,
+    is_optional,
+    registered_on_one,
+    truth_tested,
+)
 
 
 def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
@@ -44,22 +53,38 @@ def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
 
 
 def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
-    """A listener kept in a variable or an attribute may be used only for registration, plain
-    attributes, ``is None`` tests and being kept in an attribute of ``self`` used the same way
-    (any ``.<attr>`` of the file, whatever object it is read from, counts)."""
+    """A listener kept in a variable or an attribute may be used only for registration (on
+    one consumer), plain attributes, ``is None`` and truth tests and being kept in an
+    attribute of ``self`` used the same way (any ``.<attr>`` of the file, whatever object it
+    is read from, counts). A holder that may also be ``None`` (:mod:`.optional_listeners`)
+    must provably hold nothing else; its reads over all its bindings count."""
     facts = state.facts
     target = state.instance_names.get(creation)
     attribute = state.instance_attributes.get(creation)
+    holder = holder_of_creation(creation, facts) if target or attribute else None
+    optional = holder is not None and is_optional(holder, state)
+    if optional:
+        assert holder is not None
+        reason = holder_reason(holder, state)
+        if reason is not None:
+            return reason  # None or this creation, not provably (.optional_listeners)
     pending: list[ast.expr]
     if target is not None:
         label = target.id
-        refs = facts.bindings.references(target, target.id)
-        pending = list(refs) if refs is not None else [target]  # rebound: none vouched for
+        found = facts.bindings.references(target, target.id)
+        refs: list[ast.expr] | None = list(found) if found is not None else None
+        if optional and refs is None:
+            assert holder is not None
+            refs = holder_loads(holder, facts)  # every binding is None or this creation
+        pending = refs if refs is not None else [target]  # rebound: none vouched for
     elif attribute is not None:
         label = f"self.{attribute}"
         pending = _attribute_loads(attribute, facts)
     else:
         return None
+    reason = registered_on_one(label, pending, state)
+    if reason is not None:
+        return reason
     followed: set[str] = {attribute} if attribute is not None else set()
     while pending:
         ref = pending.pop(0)
@@ -69,7 +94,7 @@ def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
             and parent.attr not in CALLBACKS
         ) or ref in state.registered_values:
             continue
-        if isinstance(parent, ast.Compare) and _is_none_test(parent):
+        if (isinstance(parent, ast.Compare) and _is_none_test(parent)) or truth_tested(ref, facts):
             continue
         kept = _kept_in_self(ref, facts)
         if kept is not None:

@@ -1,5 +1,6 @@
 """Shape: how a registered listener expression leads to its ``Cls(...)``: created at the
-registration, kept in a variable bound once, kept in an attribute, or made by a factory; and
+registration, kept in a variable bound once, kept in an attribute, made by a factory, or
+held by a variable or attribute that may also be ``None`` (:mod:`.optional_listeners`); and
 every creation of a class (its name used only to create it, in annotations and in
 ``isinstance``)."""
 
@@ -13,6 +14,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.factory_listeners import _factory_creation
 from rebalance_lint.analysis.shapes.kept_listeners import _attribute_creation
+from rebalance_lint.analysis.shapes.optional_listeners import optional_creations
 
 
 def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
@@ -28,6 +30,18 @@ def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
         state.instance_names[found[1]] = found[0]
         return found[1]
     return None
+
+
+def _held_creations(value: ast.expr, state: _State) -> tuple[list[ast.Call], ast.Call | None, bool]:
+    """Every ``Cls(...)`` a listener expression may hold, the one that decides its class, and
+    whether the value may be ``None`` too: a plain creation (:func:`_creation_of`), or an
+    optional listener's (:mod:`.optional_listeners`; no deciding creation when it may hold
+    anything but ``None`` or that one)."""
+    creation = _creation_of(value, state)
+    if creation is not None:
+        return [creation], creation, False
+    optional = optional_creations(value, state)
+    return (*optional, True) if optional is not None else ([], None, False)
 
 
 def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str | None]:
@@ -68,7 +82,8 @@ SHAPE = Shape(
     name="listener creations",
     planner="listeners",
     recognises=(
-        "listener= values: Cls(...), a variable bound once to Cls(...), self.<attr>, factory(...)"
+        "listener= values: Cls(...), a variable bound once to Cls(...), self.<attr>, "
+        "factory(...), an optional listener (None or Cls(...))"
     ),
     plan=("drop_call_arg at each creation (with the injected consumer)"),
     fixtures=(

@@ -2,7 +2,9 @@
 ``c.subscribe(topics)``, only for a statement of its own on a plainly named consumer; where
 registering the listener first could change the order in which the arguments' side effects
 happen, the earlier arguments go into variables first (:mod:`.hoisted_arguments`); a bare
-base instance (``listener=ConsumerRebalanceListener()``) too."""
+base instance (``listener=ConsumerRebalanceListener()``) too. A registration of an optional
+listener (:mod:`.optional_listeners`) splits whatever becomes of its class:
+``set_rebalance_listener`` takes ``None`` and legacy listeners alike."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from rebalance_lint.analysis.migration_facts import (
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.hoisted_arguments import hoisted_arguments
-from rebalance_lint.analysis.shapes.listener_creations import _creation_of
+from rebalance_lint.analysis.shapes.listener_creations import _held_creations
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
 
 
@@ -51,8 +53,10 @@ def _plan_subscribe(
     if value is None or is_none(value):
         return
     facts = state.facts
-    creation = _creation_of(value, state)
+    held, creation, optional = _held_creations(value, state)
     cls = _class_of(creation, state)
+    if optional and cls not in classes:
+        cls = None  # not a listener class of the planner's: a value as from elsewhere
     kind = classes.get(cls) if cls is not None else None
     own = self_class(value, facts)  # listener=self in a method of the listener class itself
     if own is not None and own in classes and isinstance(call.func, ast.Attribute):
@@ -88,8 +92,9 @@ def _plan_subscribe(
         )
     if reason is not None:
         plan.refuse(call.lineno, reason)
-        if cls is not None:
-            state.pinned[cls] = call.lineno
+        for pinned in {_class_of(c, state) for c in held} | {cls}:
+            if pinned is not None:
+                state.pinned[pinned] = call.lineno
         return
     site = MigrationPlan()
     statement = facts.parent(call)
@@ -103,13 +108,13 @@ def _plan_subscribe(
     site.sites += 1
     site.planned.add(span(call))
     state.registered_values.add(value)
-    if creation is not None:
+    for registered in held:  # an optional listener's creation counts as registered here
         assert isinstance(call.func, ast.Attribute)
-        state.registrations[creation] = _code(call.func.value)
-        state.registration_calls[creation] = call
-    if cls is not None and kind is not None and kind[1] != "guard":
+        state.registrations[registered] = _code(call.func.value)
+        state.registration_calls[registered] = call
+    if cls is not None and kind is not None and kind[1] != "guard" and not optional:
         family_sites.setdefault(cls, []).append((call.lineno, site))
-    else:
+    else:  # an optional listener's registration splits whatever its class becomes
         plan.merge(site)
 
 
@@ -213,9 +218,8 @@ def _collect_registered(analysis: Analysis, state: _State) -> None:
         call = registration.call
         if registration.guard and registration.client in keys and argument_count(call) == 2:
             consumer, listener = ordered_args(call)
-            creation = _creation_of(listener, state)
             state.registered_values.add(listener)
-            if creation is not None:
+            for creation in _held_creations(listener, state)[0]:
                 state.registrations[creation] = _code(consumer)
 
 
