@@ -13,6 +13,7 @@ import pytest
 from rebalance_codemods.api import migrate_source
 
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
+from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
 from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
 
 KP_HEAD = """
@@ -805,6 +806,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             PRIVATE_READ_REASON,
             *OWNER_METHOD_REASONS,
             *CALLBACK_PARAMETER_REASONS,
+            *OPTIONAL_LISTENER_REASONS,
         ]
     )
     missing = []
