@@ -43,6 +43,7 @@ from rebalance_lint.analysis.shapes.harness_direct_calls import driven_instance,
 from rebalance_lint.analysis.shapes.indirect_injection import refuse_what_stays
 from rebalance_lint.analysis.shapes.injected_consumer import _plan_injection
 from rebalance_lint.analysis.shapes.kept_listeners import _instance_escapes
+from rebalance_lint.analysis.shapes.listener_bases import rebased_base
 from rebalance_lint.analysis.shapes.listener_creations import _creations
 from rebalance_lint.analysis.shapes.listener_registration import (
     _collect_registered,
@@ -52,6 +53,7 @@ from rebalance_lint.analysis.shapes.listener_signatures import _callback_shape
 from rebalance_lint.analysis.shapes.nested_listener_classes import created_through_attribute
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
 from rebalance_lint.analysis.shapes.own_consumer_wrappers import _plan_own_consumer, own_attribute
+from rebalance_lint.analysis.shapes.partition_annotations import plan_partition_annotations
 from rebalance_lint.analysis.shapes.repository_listeners import _remote_creations
 from rebalance_lint.analysis.shapes.returned_values import plan_returned_values
 
@@ -162,11 +164,9 @@ def _plan_class(
     optional = optional_import(facts, client.package, client.guard_module)
     if optional is not None:
         return optional
-    if len(cls.bases) != 1 or cls.keywords:
-        return (
-            "other base classes or a metaclass; the codemod cannot rebase it safely; "
-            "split it by hand"
-        )
+    base = rebased_base(cls, facts)
+    if isinstance(base, str):
+        return base
     if cls in state.pinned:
         return f"its subscribe() at line {state.pinned[cls]} cannot be migrated; fix that one first"
     methods = methods_of(cls)
@@ -249,7 +249,6 @@ def _plan_class(
     reason = plan_returned_values(callbacks, client, facts, plan)  # after the view's edits
     if reason is not None:
         return reason
-    base = cls.bases[0]
     taken = facts.index.names
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)
     plan.edit(Edit("rename_base", span(base), value=listener_name))
@@ -259,6 +258,7 @@ def _plan_class(
     )
     for fn, view in views.items():
         plan.edit(Edit("append_param", span(fn), value=view, annotation=protocol))
+    plan_partition_annotations(views, client, facts, plan)
     plan.sites += 1
     plan.planned.add(span(cls))
     return None

@@ -1,0 +1,119 @@
+"""Shape: a legacy listener callback whose partitions parameter is annotated with a type the
+client's KIP-1306 listener base does not declare: ``revoked: set[TopicPartition]`` or
+``assigned: List[TopicPartition]`` on aiokafka, whose ``RebalanceListener`` declares
+``AbstractSet`` (aiokafka passes a frozenset on revocation, a set on assignment), or a list on
+kafka-python, whose base declares ``set``. The client's own base is untyped, so this never
+mattered; after the rebase the override no longer type-checks (mypy ``[override]``, pyright
+``reportIncompatibleMethodOverride``). The annotation becomes the base's collection, the
+user's element type kept: ``set[TopicPartition]`` -> ``AbstractSet[TopicPartition]``.
+
+Annotations the base's type already satisfies stay as written (``Iterable[...]``,
+``Collection[...]``, ``AbstractSet[...]``, and ``set[...]`` on kafka-python), and so does
+anything not plainly one of the collections below (a string, an alias, a union). Only the
+annotation changes: the callback gets what it got before, now typed as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from rebalance_guard._client_facts import AIOKAFKA, ClientFacts
+
+from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
+from rebalance_lint.analysis.migration_facts import FileFacts
+from rebalance_lint.analysis.shape import Shape
+
+#: Collections no KIP-1306 listener base declares for the partitions (builtins by name).
+_SEQUENCES = frozenset(
+    {
+        "list",
+        "tuple",
+        "typing.List",
+        "typing.Tuple",
+        "typing.Sequence",
+        "typing.MutableSequence",
+        "collections.abc.Sequence",
+        "collections.abc.MutableSequence",
+    }
+)
+_CONCRETE_SETS = frozenset(
+    {
+        "set",
+        "frozenset",
+        "typing.Set",
+        "typing.FrozenSet",
+        "typing.MutableSet",
+        "collections.abc.MutableSet",
+    }
+)
+#: (module, name, local name) of aiokafka's declared collection, as its stub imports it.
+_ABSTRACT_SET = ("collections.abc", "Set", "AbstractSet")
+
+
+def plan_partition_annotations(
+    callbacks: Mapping[Function, str], client: ClientFacts, facts: FileFacts, plan: MigrationPlan
+) -> None:
+    """Stage the declared collection for each migrated callback's partitions parameter
+    annotated with one the client's base does not declare (``callbacks``: each callback
+    with its view's name)."""
+    for fn in callbacks:
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        annotation = params[1].annotation if len(params) > 1 else None
+        if annotation is None:
+            continue
+        head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+        wrong = _SEQUENCES if client is not AIOKAFKA else _SEQUENCES | _CONCRETE_SETS
+        if _qualname(head, facts) not in wrong:
+            continue
+        collection = _collection(client, facts, plan)
+        if collection is None:
+            continue
+        element = (
+            f"[{ast.unparse(annotation.slice)}]" if isinstance(annotation, ast.Subscript) else ""
+        )
+        plan.edit(Edit("replace_with_expression", span(annotation), value=collection + element))
+        plan.unused_imports.append(span(head))  # ``List``: dropped if nothing else uses it
+
+
+def _qualname(node: ast.expr, facts: FileFacts) -> str | None:
+    """The collection ``node`` names: an imported one's qualified name, or a builtin's name
+    where nothing in the file binds it."""
+    found = facts.qualnames(node)
+    if found:
+        return next(iter(found))
+    if isinstance(node, ast.Name) and facts.bindings.binding(node) is None:
+        return node.id
+    return None
+
+
+def _collection(client: ClientFacts, facts: FileFacts, plan: MigrationPlan) -> str | None:
+    """The name to write for the base's collection (``set`` on kafka-python; on aiokafka
+    ``AbstractSet``, imported as the stubs do unless the file binds that name to something
+    else, then None: left as it was)."""
+    if client is not AIOKAFKA:
+        return "set"
+    module, name, local = _ABSTRACT_SET
+    if local in facts.index.names and facts.imports.qualname(local) not in (
+        f"{module}.{name}",
+        "typing.AbstractSet",
+    ):
+        return None
+    plan.imports.add(_ABSTRACT_SET)
+    return local
+
+
+SHAPE = Shape(
+    name="partition annotations",
+    planner="listeners",
+    recognises=(
+        "a migrated callback's partitions parameter annotated with a collection the client's "
+        "RebalanceListener does not declare (list/Sequence; on aiokafka also set/frozenset)"
+    ),
+    plan="replace_with_expression (the annotation -> AbstractSet[...] on aiokafka, set[...])",
+    fixtures=(
+        "tests/codemods/test_partition_annotations.py",
+        "tests/codemods/fixtures/partition_annotations.py",
+    ),
+)

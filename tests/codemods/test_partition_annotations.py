@@ -1,0 +1,96 @@
+# ruff: noqa: E501  (the "after" strings are the codemod's exact output; LibCST does not wrap)
+"""A legacy callback whose partitions are annotated with a collection the KIP-1306 base does
+not declare (``shapes/partition_annotations.py``): the clients' own bases are untyped, so
+``revoked: set[TopicPartition]`` type-checked; the migrated override gets the base's
+collection (aiokafka ``AbstractSet``, kafka-python ``set``) with the element type kept, else
+mypy reports [override] and pyright reportIncompatibleMethodOverride (the fixture
+``partition_annotations.py`` is type-checked before and after by
+test_migrated_type_checks.py; it failed there before this shape)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from rebalance_codemods.api import migrate_source
+
+AIOKAFKA = """
+from typing import Iterable, List, Sequence
+import typing
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+
+
+class Listener(ConsumerRebalanceListener):
+    async def on_partitions_revoked(self, revoked: {annotation}) -> None:
+        print(revoked)
+
+
+consumer = AIOKafkaConsumer(group_id="g")
+consumer.subscribe(["a"], listener=Listener())
+"""
+
+KAFKA_PYTHON = AIOKAFKA.replace("from aiokafka import AIOKafkaConsumer,", "from kafka import KafkaConsumer as AIOKafkaConsumer,").replace("async def", "def")
+
+
+def _annotation(template: str, annotation: str) -> str:
+    source = textwrap.dedent(template.format(annotation=annotation))
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and not result.manual, result
+    assert result.new_source is not None
+    assert migrate_source(result.new_source, "app.py").new_source is None  # idempotent
+    after = result.new_source.decode()
+    line = next(line for line in after.splitlines() if "def on_partitions_revoked" in line)
+    return line.partition("revoked: ")[2].partition(", consumer")[0]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "migrated"),
+    [
+        ("set[TopicPartition]", "AbstractSet[TopicPartition]"),
+        ("List[TopicPartition]", "AbstractSet[TopicPartition]"),
+        ("typing.List[TopicPartition]", "AbstractSet[TopicPartition]"),
+        ("frozenset[TopicPartition]", "AbstractSet[TopicPartition]"),
+        ("list", "AbstractSet"),
+        ("Sequence[TopicPartition]", "AbstractSet[TopicPartition]"),
+        # what the base's type already satisfies, or what is not plainly a collection
+        ("Iterable[TopicPartition]", "Iterable[TopicPartition]"),
+        ("typing.AbstractSet[TopicPartition]", "typing.AbstractSet[TopicPartition]"),
+        ('"set[TopicPartition]"', '"set[TopicPartition]"'),
+        ("set[TopicPartition] | None", "set[TopicPartition] | None"),
+    ],
+)
+def test_aiokafka_callbacks_get_the_bases_abstract_set(annotation: str, migrated: str) -> None:
+    assert _annotation(AIOKAFKA, annotation) == migrated
+
+
+@pytest.mark.parametrize(
+    ("annotation", "migrated"),
+    [
+        ("List[TopicPartition]", "set[TopicPartition]"),
+        ("Sequence[TopicPartition]", "set[TopicPartition]"),
+        ("list", "set"),
+        ("set[TopicPartition]", "set[TopicPartition]"),  # the base's own
+        ("typing.AbstractSet[TopicPartition]", "typing.AbstractSet[TopicPartition]"),
+        ("Iterable[TopicPartition]", "Iterable[TopicPartition]"),
+    ],
+)
+def test_kafka_python_callbacks_get_the_bases_set(annotation: str, migrated: str) -> None:
+    assert _annotation(KAFKA_PYTHON, annotation) == migrated
+
+
+def test_the_replaced_collection_import_goes_when_unused() -> None:
+    source = textwrap.dedent(AIOKAFKA.format(annotation="List[TopicPartition]"))
+    source = source.replace("from typing import Iterable, List, Sequence\nimport typing\n", "from typing import List\n")
+    result = migrate_source(source.encode(), "app.py")
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "from typing import List" not in after
+    assert "from collections.abc import Set as AbstractSet\n" in after
+
+
+def test_a_file_binding_abstract_set_otherwise_keeps_the_annotation() -> None:
+    source = textwrap.dedent(AIOKAFKA.format(annotation="set[TopicPartition]")) + "\nAbstractSet = frozenset\n"
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and result.new_source is not None
+    assert "revoked: set[TopicPartition], consumer" in result.new_source.decode()
