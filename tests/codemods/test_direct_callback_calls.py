@@ -8,11 +8,14 @@ consumer. Direct calls anywhere else stay refused (``shapes/direct_callback_call
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from libcst.codemod import CodemodTest
 from rebalance_codemods.api import migrate_source
 from rebalance_codemods.commands import MigrateRebalanceListeners
+
+from tests.codemods.type_check_diff import added, mypy_errors, pyright_errors
 
 
 class TestDirectCallbackCalls(CodemodTest):
@@ -169,3 +172,139 @@ def test_other_direct_calls_stay_refused(name: str, call: str, other: str) -> No
     result = migrate_source(textwrap.dedent(source).encode(), "app.py")
     assert result.status == "ok" and result.new_source is None, result
     assert any("is called directly at line" in m.reason for m in result.manual), result.manual
+
+
+KEPT = """
+import asyncio
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+
+
+class Processor(ConsumerRebalanceListener):
+    def __init__(self, db, consumer: AIOKafkaConsumer) -> None:
+        {store}
+        self.owned = set()
+
+    async def write(self, offsets) -> None:
+        await self.consumer.commit(offsets)
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        while not stopping.is_set():
+            await asyncio.sleep(0.1)
+        await self.on_partitions_revoked(set(self.owned))
+
+    async def on_partitions_assigned(self, assigned) -> None:
+        self.owned = set(assigned)
+
+    async def on_partitions_revoked(self, revoked) -> None:
+        self.owned -= revoked
+        await self.consumer.commit()
+{tail}
+
+async def serve(db) -> None:
+    kafka = AIOKafkaConsumer(group_id="g")
+    processor = Processor(db, kafka)
+    kafka.subscribe(["t"], listener=processor)
+    await processor.run(asyncio.Event())
+"""
+PLAIN = "self.db = db\n        self.consumer = consumer"
+TUPLE = "self.db, self.consumer = db, consumer"
+
+
+@pytest.mark.parametrize(
+    ("store", "kept"),
+    [
+        (PLAIN, "the consumer injected into Processor() is also used at line 14; kept (the callbacks now use the view), remove it by hand"),
+        (TUPLE, "the consumer injected into Processor() is stored with other values at line 9; kept (the callbacks now use the view), remove it by hand"),
+    ],
+    ids=["plain", "tuple"],
+)
+def test_a_kept_injected_consumer_is_passed_by_a_call_outside_the_callbacks(store: str, kept: str) -> None:
+    """The processor shape of an aiokafka service: the listener is handed the consumer it is
+    registered on, keeps it for its own polling and commits, and flushes on shutdown by
+    calling its revocation callback itself. The kept attribute is provably the registering
+    consumer (the same variable at the one creation and the registration, never rebound), so
+    the shutdown call passes it: the callback then does exactly what it did."""
+    source = textwrap.dedent(KEPT.format(store=store, tail=""))
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and result.new_source is not None, result
+    after = result.new_source.decode()
+    assert "        await self.on_partitions_revoked(set(self.owned), consumer=self.consumer)\n" in after
+    assert "        self.owned -= revoked\n        await consumer.commit()\n" in after
+    assert "        await self.consumer.commit(offsets)\n" in after  # outside the callbacks: kept
+    assert [m.reason for m in result.manual] == [kept]
+    assert migrate_source(result.new_source, "app.py").new_source is None  # idempotent
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\n    def reconnect(self, other) -> None:\n        self.consumer = other\n",
+        "\n\ndef swap(processor, other):\n    processor.consumer = other\n",
+        "\n    consumer = None\n",
+    ],
+    ids=["rebound-in-a-method", "rebound-from-outside", "class-attribute"],
+)
+def test_a_kept_consumer_that_may_be_rebound_is_not_passed(tail: str) -> None:
+    source = textwrap.dedent(KEPT.format(store=PLAIN, tail=tail))
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and result.new_source is None, result
+    assert any("on_partitions_revoked is called directly at line" in m.reason for m in result.manual), result.manual
+
+
+#: A typed processor of the same shape (the application samples), for the type checkers: it
+#: keeps a manual site (the kept consumer), so it cannot be a fixture with a migrated twin.
+TYPED = """\
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Set as AbstractSet
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+from aiokafka.structs import TopicPartition
+
+
+class Processor(ConsumerRebalanceListener):
+    def __init__(self, topic_id: str, consumer: AIOKafkaConsumer) -> None:
+        self.topic_id, self.consumer = topic_id, consumer
+        self.owned: set[TopicPartition] = set()
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        try:
+            while not stopping.is_set():
+                batches = await self.consumer.getmany(timeout_ms=100)
+                for tp, records in batches.items():
+                    if records:
+                        await self.consumer.commit({tp: records[-1].offset + 1})
+            await self.on_partitions_revoked(set(self.owned))
+        finally:
+            await self.consumer.stop()
+
+    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition]) -> None:
+        self.owned = set(assigned)
+
+    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition]) -> None:
+        self.owned -= revoked
+        await self.consumer.commit()
+
+
+async def serve(topic: str, stopping: asyncio.Event) -> None:
+    kafka = AIOKafkaConsumer(group_id="processor", enable_auto_commit=False)
+    processor = Processor(topic, kafka)
+    kafka.subscribe([topic], listener=processor)
+    await kafka.start()
+    await processor.run(stopping)
+"""
+
+
+@pytest.mark.slow
+def test_the_migrated_processor_type_checks(tmp_path: Path) -> None:
+    result = migrate_source(TYPED.encode(), "processor.py")
+    assert result.status == "ok" and result.new_source is not None
+    assert "await self.on_partitions_revoked(set(self.owned), consumer=self.consumer)" in result.new_source.decode()
+    for side, text in (("before", TYPED.encode()), ("after", result.new_source)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "processor.py").write_bytes(text)
+    before, after = tmp_path / "before", tmp_path / "after"
+    assert added(mypy_errors(before), mypy_errors(after)) == {}
+    assert added(pyright_errors(before), pyright_errors(after)) == {}

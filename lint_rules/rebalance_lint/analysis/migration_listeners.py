@@ -227,8 +227,9 @@ def _plan_class(
         reason = _plan_free_consumer(cls, client, closure, creations, views, state, plan)
         if reason is not None:
             return reason
+    kept = None  # a consumer injected and kept: the attribute holding it, never rebound
     if own is None:
-        reason = _plan_injection(cls, client, methods, creations, views, state, plan)
+        reason, kept = _plan_injection(cls, client, methods, creations, views, state, plan)
     else:
         reason = _plan_own_consumer(client, views, own, methods.get("__init__"), state, plan)
     if reason is not None:
@@ -240,7 +241,7 @@ def _plan_class(
     if reason is not None:
         return reason
     stored = own_attribute(own, facts) if own is not None else None
-    attr = stored if isinstance(stored, str) else None  # the wrapper's own self.<attr>
+    attr = stored if isinstance(stored, str) else kept  # the wrapper's own, or the kept one
     for call, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback
         value, reason = (views[caller], None) if caller else outside_callbacks(call, attr)
         if reason is not None:

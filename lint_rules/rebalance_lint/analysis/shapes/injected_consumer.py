@@ -35,14 +35,22 @@ def _plan_injection(
     views: dict[Function, str],
     state: _State,
     plan: MigrationPlan,
-) -> str | None:
-    """Find the consumer handed to ``__init__`` and turn its callback uses into the view."""
+) -> tuple[str | None, str | None]:
+    """Find the consumer handed to ``__init__`` and turn its callback uses into the view:
+    (why not, the attribute holding it when it is kept, provably the registering consumer
+    and never rebound, which a direct call of a callback outside the callbacks can pass)."""
     facts = state.facts
     init = methods.get("__init__")
     injected = _injected_param(init, creations, state) if init is not None else None
     if isinstance(injected, str):
-        return injected
+        return injected, None
     attr = _stored_as(init, injected[0], facts) if init is not None and injected else None
+    tupled = (  # ``self.a, self.consumer = a, consumer``: followed, always kept
+        _stored_in_tuple(init, injected[0], facts)
+        if init is not None and injected and attr is None
+        else None
+    )
+    name = attr[0] if attr is not None else tupled[0] if tupled is not None else None
     callback_uses: list[tuple[ast.Attribute, str]] = []
     for fn, view in views.items():
         self_name = first_param(fn)
@@ -51,30 +59,39 @@ def _plan_injection(
             if stored is None:
                 continue
             method_name = _method_named(node, facts)
-            if attr is not None and stored == attr[0]:
+            if name is not None and stored == name:
                 reason = _view_use(node, client, facts)
                 if reason is not None:
-                    return reason
+                    return reason, None
                 callback_uses.append((node, view))
             elif method_name in CONSUMER_METHODS and _from_param(init, stored, facts):
                 return (
                     f"{fn.name} calls self.{stored}.{method_name}() on a consumer the "
                     "codemod cannot prove is the registering one; "
                     "use the callback's consumer by hand"
-                )
+                ), None
     for node, view in callback_uses:
         plan.edit(Edit("replace_with_name", span(node), value=view))
     if init is None or injected is None:
-        return None
+        return None, None
     param, position = injected
-    other_uses = _uses_outside(cls, attr, param, init, views, facts)
-    if other_uses is not None:
+    other_uses = _uses_outside(cls, attr, param, init, views, facts) if tupled is None else None
+    if tupled is not None:
+        plan.refuse(
+            param.lineno,
+            f"the consumer injected into {cls.name}() is stored with other values at line "
+            f"{tupled[1].lineno}; kept (the callbacks now use the view), remove it by hand",
+        )
+    elif other_uses is not None:
         plan.refuse(
             param.lineno,
             f"the consumer injected into {cls.name}() is also used at line {other_uses}; "
             f"kept (the callbacks now use the view), remove it by hand",
         )
-        return None
+    if tupled is not None or other_uses is not None:
+        store = attr[1].targets[0] if attr is not None else tupled[1] if tupled else None
+        kept = name if name is not None and not _rebound(name, store, facts) else None
+        return None, kept
     assert attr is not None
     plan.planned.add(span(param))  # KRB201's site: the injected parameter goes
     plan.edit(Edit("drop_param", span(init), index=position + 1))
@@ -86,7 +103,7 @@ def _plan_injection(
         path = state.remote.get(creation)
         target = plan if path is None else state.remote_plans.setdefault(path, MigrationPlan())
         target.edit(Edit("drop_call_arg", span(creation), value=param.arg, index=position))
-    return None
+    return None, None
 
 
 def _injected_param(
@@ -128,6 +145,45 @@ def _stored_as(init: Function, param: ast.arg, facts: FileFacts) -> tuple[str, a
             if attr is not None:
                 return attr, stmt
     return None
+
+
+def _stored_in_tuple(
+    init: Function, param: ast.arg, facts: FileFacts
+) -> tuple[str, ast.Attribute] | None:
+    """``self.a, self.<attr> = a, <param>`` in ``__init__``: the attribute and its target."""
+    self_name = first_param(init)
+    for stmt in _block(init, facts):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Tuple)
+            and len(stmt.targets[0].elts) == len(stmt.value.elts)
+        ):
+            continue
+        for target, value in zip(stmt.targets[0].elts, stmt.value.elts, strict=True):
+            attr = self_attr(target, self_name)
+            if attr is not None and isinstance(value, ast.Name) and value.id == param.arg:
+                assert isinstance(target, ast.Attribute)
+                return attr, target
+    return None
+
+
+def _rebound(attr: str, stored: ast.AST | None, facts: FileFacts) -> bool:
+    """Whether anything in the file but ``stored`` (the ``__init__`` store) assigns or
+    deletes an attribute named ``attr``, on any object, or a class body binds the name."""
+    for node in facts.index.attributes.get(attr, []):
+        if node is not stored and isinstance(node.ctx, ast.Store | ast.Del):
+            return True
+    return any(
+        (isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == attr)
+        or (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets)
+        )
+        for cls in facts.index.classes
+        for stmt in cls.body
+    )
 
 
 def _from_param(init: Function | None, attr: str, facts: FileFacts) -> bool:
