@@ -374,12 +374,12 @@ def main(topics):
         c.subscribe(["a"], on_revoke=on_revoke)
         """), 7, "on_revoke= is imported (on_revoke); the codemod migrates callbacks defined in the file that registers them"),
     ("cf-used-twice-annotated", cf("""
-        def on_revoke(consumer: Consumer, partitions):
+        def on_revoke(consumer: TracingConsumer, partitions):
             consumer.commit(asynchronous=False)
         c = Consumer({})
         c.subscribe(["a"], on_revoke=on_revoke)
         keep(on_revoke)
-        """), 8, "on_revoke is used elsewhere too, so it stays and the listener calls it with the view, which its consumer parameter's annotation (Consumer) does not accept; drop the annotation or annotate it with the rebalance_guard RebalanceConsumer first"),
+        """), 8, "on_revoke is used elsewhere too, so it stays and the listener calls it with the view, which its consumer parameter's annotation (TracingConsumer) does not accept; drop the annotation or annotate it with the rebalance_guard RebalanceConsumer first"),
     # shapes/assign_at_times.py (issue 25): an assign of what offsets_for_times answered
     ("cf-at-times-answer-used", cf("""
         def on_assign(consumer, partitions):

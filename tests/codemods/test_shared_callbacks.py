@@ -12,6 +12,7 @@ import pytest
 from libcst.codemod import CodemodTest
 from rebalance_codemods.api import migrate_source
 from rebalance_codemods.commands import MigrateRebalanceListeners
+from rebalance_lint.api import check_source
 
 
 class TestSharedCallbacks(CodemodTest):
@@ -142,11 +143,12 @@ class TestSharedCallbacks(CodemodTest):
 CONFLUENT = "from confluent_kafka import Consumer\n\nc = Consumer({})\n"
 REFUSED = [
     (
-        "an annotated consumer parameter (the view is not a Consumer)",
-        CONFLUENT + "def on_assign(consumer: Consumer, partitions):\n    print(partitions)\n\n"
+        "a consumer parameter annotated with another class (the view is not one)",
+        CONFLUENT + "class TracingConsumer(Consumer):\n    pass\n\n"
+        "def on_assign(consumer: TracingConsumer, partitions):\n    print(partitions)\n\n"
         "c.subscribe(['t'], on_assign=on_assign)\non_assign(c, [])\n",
         "on_assign is used elsewhere too, so it stays and the listener calls it with the view, "
-        "which its consumer parameter's annotation (Consumer) does not accept; drop the "
+        "which its consumer parameter's annotation (TracingConsumer) does not accept; drop the "
         "annotation or annotate it with the rebalance_guard RebalanceConsumer first",
     ),
     (
@@ -178,3 +180,23 @@ def test_what_the_view_would_not_do_for_stays_refused(name: str, source: str, re
     result = migrate_source(textwrap.dedent(source).encode(), "app.py")
     assert result.status == "ok" and result.new_source is None, result
     assert [m.reason for m in result.manual] == [reason]
+
+
+def test_a_consumer_parameter_annotated_with_the_clients_class_is_widened() -> None:
+    """The annotation of a kept callback's consumer parameter naming the client's consumer
+    class becomes ``Consumer | RebalanceConsumer`` (as a helper's: annotated_helpers): the poll
+    loop still passes the consumer, the listener passes the view, and both type-check."""
+    source = (
+        CONFLUENT + "def on_assign(consumer: Consumer, partitions):\n    consumer.pause(partitions)\n\n"
+        "c.subscribe(['t'], on_assign=on_assign)\non_assign(c, [])\n"
+    )
+    findings = check_source(source.encode(), "app.py").findings
+    assert [f.fixable for f in findings if f.code == "KRB203"] == [True]
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "def on_assign(consumer: Consumer | RebalanceConsumer, partitions):\n    consumer.pause(partitions)\n" in after
+    assert "        on_assign(consumer, partitions)\n" in after
+    assert "on_assign(c, [])\n" in after
+    assert migrate_source(result.new_source, "app.py").new_source is None

@@ -204,7 +204,7 @@ def _plan_site(
     for callback in callbacks:
         reason = _used_only_here(callback, call, facts)
         if reason is not None:
-            reason = kept_and_called(callback, reason)
+            reason = kept_and_called(callback, reason, client, facts, plan)
             if reason is not None:
                 return reason
             assert not isinstance(callback.function, ast.Lambda)

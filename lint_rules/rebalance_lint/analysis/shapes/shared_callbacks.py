@@ -6,27 +6,46 @@ The function stays where it is, unchanged, for its other uses; the listener meth
 with the view (``def on_partitions_assigned(self, partitions, consumer): track_rebalance(
 consumer, partitions)``, awaited on the AIOConsumer). Sound where the function uses only what
 the view offers (:mod:`.callback_takes_view` without rewriting: no assign/unassign, which
-only a callback's own last statement may become), its consumer parameter has no annotation (a
-type checker would reject the view for ``Consumer``), and it is a plain def registered as
-itself (a lambda or a ``functools.partial`` used elsewhere stays refused).
+only a callback's own last statement may become), its consumer parameter has no annotation or
+the client's consumer class, widened to ``Consumer | RebalanceConsumer`` (any other would
+make a type checker reject the view), and it is a plain def registered as itself (a lambda
+or a ``functools.partial`` used elsewhere stays refused).
 """
 
 from __future__ import annotations
 
 import ast
 
+from rebalance_guard._client_facts import ClientFacts
+
 from rebalance_lint.analysis.confluent_callback import _Callback, _consumer_param
+from rebalance_lint.analysis.edits import MigrationPlan
+from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.annotated_helpers import Widen, stage_widened
 
 
-def kept_and_called(callback: _Callback, used_elsewhere: str) -> str | None:
+def kept_and_called(
+    callback: _Callback,
+    used_elsewhere: str,
+    client: ClientFacts,
+    facts: FileFacts,
+    plan: MigrationPlan,
+) -> str | None:
     """None when ``callback``, used elsewhere too (``used_elsewhere`` says where), can stay as
-    it is with the listener method calling it; else why not, with the next step."""
+    it is with the listener method calling it; else why not, with the next step. A consumer
+    parameter annotated with the client's consumer class is widened to ``Consumer |
+    RebalanceConsumer``, as a helper's is (:mod:`.annotated_helpers`): its other callers pass
+    the consumer, the listener the view."""
     function = callback.function
     if isinstance(function, ast.Lambda) or callback.partial is not None:
         return used_elsewhere
     consumer = _consumer_param(callback)
-    if consumer.annotation is not None:
+    classes = frozenset(f"{client.consumer_module}.{c}" for c in client.consumer_classes)
+    widen = Widen(classes)
+    if consumer.annotation is not None and widen.note(consumer.annotation, facts, facts):
+        stage_widened(widen, client.guard_module, facts, plan)
+    elif consumer.annotation is not None:
         return (
             f"{function.name} is used elsewhere too, so it stays and the listener calls it "
             f"with the view, which its consumer parameter's annotation "
@@ -44,5 +63,8 @@ SHAPE = Shape(
         "registration (_used_only_here's refusal)"
     ),
     plan="gather with the function in delegated: the method calls it with the view",
-    fixtures=("tests/codemods/test_shared_callbacks.py",),
+    fixtures=(
+        "tests/codemods/test_shared_callbacks.py",
+        "tests/codemods/fixtures/shared_callback_annotated.py",
+    ),
 )
