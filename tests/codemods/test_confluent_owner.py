@@ -362,3 +362,45 @@ def test_static_methods_named_through_their_class() -> None:
     refused = migrate_source(other.encode(), "client.py")
     assert refused.new_source is None
     assert any("on_revoke= is not a method of the class that makes this call" in m.reason for m in refused.manual), refused.manual
+
+
+def test_plain_functions_of_the_class_named_through_it() -> None:
+    """``on_assign=KafkaBase.print_assignment`` with ``def print_assignment(consumer,
+    partitions):`` undecorated in ``KafkaBase``: in Python 3 the class attribute is the plain
+    function, called as ``(consumer, partitions)``, so it migrates as a staticmethod does (the
+    fixture owner_class_functions.py and its twin show the whole file); named through an
+    instance anywhere in the file it would be a bound method, so it stays refused."""
+    import textwrap
+
+    from rebalance_codemods.api import migrate_source
+
+    source = textwrap.dedent(
+        """
+        from confluent_kafka import Consumer
+
+
+        class Base:
+            def consumer(self, conf):
+                c = Consumer(conf)
+                c.subscribe(["t"], on_assign=Base.assigned, on_revoke=Base.revoked)
+                return c
+
+            def assigned(consumer, partitions):
+                print("assigned", partitions)
+
+            def revoked(consumer, partitions):
+                consumer.commit(asynchronous=False)
+        """
+    )
+    result = migrate_source(source.encode(), "base.py")
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "class Base(RebalanceListener):" in after
+    assert "subscribe(c, [\"t\"], self)" in after
+    assert "    def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):" in after
+    # the same function reached through self somewhere: a bound method there, not this shape
+    bound = source + "\n    def again(self, c):\n        self.assigned([])\n"
+    refused = migrate_source(bound.encode(), "base.py")
+    assert refused.new_source is None
+    assert any("is not a method of the class that makes this call" in m.reason for m in refused.manual), refused.manual

@@ -702,6 +702,32 @@ def main(topics):
                 Worker._on_revoke(self.consumer, [])
         """), 8,
      "_on_revoke is a staticmethod also used at line 15; make it a plain method taking (self, consumer, partitions) first"),
+    ("owner-class-function-used-elsewhere", cf("""
+        class Worker:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+                self.consumer.subscribe(["a"], on_revoke=Worker.on_revoke)
+
+            def on_revoke(consumer, partitions):
+                consumer.commit(asynchronous=False)
+
+            def close(self):
+                Worker.on_revoke(self.consumer, [])
+        """), 8,
+     "on_revoke is a function also used at line 14; make it a plain method taking (self, consumer, partitions) first"),
+    ("owner-class-function-through-an-instance", cf("""
+        class Worker:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+                self.consumer.subscribe(["a"], on_revoke=Worker.on_revoke)
+
+            def on_revoke(consumer, partitions):
+                consumer.commit(asynchronous=False)
+
+            def close(self):
+                self.on_revoke([])
+        """), 8,
+     "on_revoke= is not a method of the class that makes this call, reached through its self"),
 ]  # fmt: skip
 
 

@@ -38,8 +38,8 @@ from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     stored_consumer_calls,
 )
 from rebalance_lint.analysis.shapes.static_owner_callbacks import (
-    _is_staticmethod,
     _static_through_class,
+    is_static_callback,
 )
 
 #: Bases an owner class cannot simply gain another base next to.
@@ -184,13 +184,14 @@ def _plan_owner_group(
             for fn in methods_of(cls).values()
             if fn.name == name
         ]
-        static = _is_staticmethod(function, facts)
+        static = is_static_callback(function, owner, facts)
         callbacks.append(_Callback(keyword, function, method=not static, static=static))
         used_elsewhere[name] = others
         if others:
             if static:
                 return (
-                    f"{name} is a staticmethod also used at line "
+                    f"{name} is a {'staticmethod' if function.decorator_list else 'function'} "
+                    f"also used at line "
                     f"{getattr(others[0], 'lineno', 0)}; make it a plain method taking "
                     "(self, consumer, partitions) first"
                 )
