@@ -67,7 +67,10 @@ def _plan_subscribe(
     elif cls is not None:
         plan.refuse(
             call.lineno,
-            f"listener class {cls.name} derives from no client listener base; migrate it by hand",
+            f"listener class {cls.name} derives from no client listener base, which "
+            "kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); "
+            "derive it from the client's ConsumerRebalanceListener first, then run migrate "
+            "again",
         )
         return
     elif registered_client is not None and registered_client in state.clients:
