@@ -196,10 +196,67 @@ class TestDefaultedParameters(CodemodTest):
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
+    def test_a_nested_callback_defaulting_to_its_method_s_self_keeps_it(self) -> None:
+        """``_self=self``, the closure idiom from before closures: ``self`` is a parameter of
+        the method the callback is defined in, bound nowhere else there, so the listener class
+        gathered in that method reads the same object."""
+        before = """
+            import confluent_kafka
+
+
+            class Worker:
+                def start(self, topic, conf):
+                    self.consumer = confluent_kafka.Consumer(conf)
+                    self.assigned = 0
+
+                    def on_assign(consumer, partitions, _self=self):
+                        for part in partitions:
+                            _self.assigned += 1
+                            print(consumer.get_watermark_offsets(part))
+
+                    self.consumer.subscribe([topic], on_assign=on_assign)
+        """
+        after = """
+            import confluent_kafka
+            from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe
+
+
+            class Worker:
+                def start(self, topic, conf):
+                    self.consumer = confluent_kafka.Consumer(conf)
+                    self.assigned = 0
+
+                    class RebalanceCallbacks(RebalanceListener):
+                        def on_partitions_assigned(listener, partitions, consumer: RebalanceConsumer, _self=self):
+                            for part in partitions:
+                                _self.assigned += 1
+                                print(consumer.get_watermark_offsets(part))
+
+                    subscribe(self.consumer, [topic], RebalanceCallbacks())
+        """
+        self.assertCodemod(before, after, expected_warnings=[])
+
 
 
 CONFLUENT = "from confluent_kafka import Consumer\n\nc = Consumer({})\n"
+NESTED = (
+    "import confluent_kafka\n\n"
+    "class W:\n    def start(self, topic):\n        c = confluent_kafka.Consumer({{}})\n"
+    "{rebind}"
+    "        def on_assign(consumer, partitions, _w={default}):\n            print(_w)\n\n"
+    "        c.subscribe([topic], on_assign=on_assign)\n"
+)
 REFUSED = [
+    (
+        "a default naming a parameter of the enclosing method that is rebound there",
+        NESTED.format(rebind="        topic = topic.strip()\n", default="topic"),
+        "on_assign does not take exactly (consumer, partitions); fix its signature first (KRB109)",
+    ),
+    (
+        "a default naming a local variable of the enclosing method (not a parameter)",
+        NESTED.format(rebind="        other = 1\n", default="other"),
+        "on_assign does not take exactly (consumer, partitions); fix its signature first (KRB109)",
+    ),
     (
         "a default that is not a constant (evaluated where the class would be)",
         CONFLUENT

@@ -106,7 +106,7 @@ def _check_callback(
         or args.kwarg
         or args.vararg
         or args.defaults
-    ) and not (rewrite and extra_defaulted(args, 2 + offset)):
+    ) and not (rewrite and extra_defaulted(args, 2 + offset, fn, facts)):
         shape = "(self, consumer, partitions)" if callback.method else "(consumer, partitions)"
         return f"{label} does not take exactly {shape}; fix its signature first (KRB109)"
     returned = None if isinstance(fn, ast.Lambda) else returned_value(fn)
