@@ -94,3 +94,26 @@ def test_a_file_binding_abstract_set_otherwise_keeps_the_annotation() -> None:
     result = migrate_source(source.encode(), "app.py")
     assert result.status == "ok" and result.new_source is not None
     assert "revoked: set[TopicPartition], consumer" in result.new_source.decode()
+
+
+def test_the_declared_collection_is_read_from_each_listener_base() -> None:
+    """One source of truth: the shape writes what each client's ``RebalanceListener`` declares
+    (read from its module's source), here checked against the imported class itself."""
+    import importlib
+
+    from rebalance_guard._client_facts import CLIENTS
+    from rebalance_lint.analysis.shapes.partition_annotations import declared
+
+    listener_clients = [c for c in CLIENTS.values() if c.registration == "listener"]
+    assert listener_clients
+    for client in listener_clients:
+        name, imported = declared(client)
+        module = importlib.import_module(client.guard_module)
+        for method in ("on_partitions_assigned", "on_partitions_revoked", "on_partitions_lost"):
+            annotation = getattr(module.RebalanceListener, method).__annotations__["partitions"]
+            assert annotation.partition("[")[0] == name, (client.key, method, annotation)
+        if imported is not None:
+            source, original, local = imported
+            assert getattr(module, local) is getattr(importlib.import_module(source), original)
+        else:
+            assert name in ("set", "frozenset", "list")

@@ -16,9 +16,12 @@ annotation changes: the callback gets what it got before, now typed as it is.
 from __future__ import annotations
 
 import ast
+import importlib.util
 from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
 
-from rebalance_guard._client_facts import AIOKAFKA, ClientFacts
+from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
@@ -48,8 +51,37 @@ _CONCRETE_SETS = frozenset(
         "collections.abc.MutableSet",
     }
 )
-#: (module, name, local name) of aiokafka's declared collection, as its stub imports it.
-_ABSTRACT_SET = ("collections.abc", "Set", "AbstractSet")
+
+
+@cache
+def declared(client: ClientFacts) -> tuple[str, tuple[str, str, str] | None]:
+    """What the client's KIP-1306 ``RebalanceListener`` declares its partitions as, read from
+    its ``rebalance_guard`` module's source (the one source of truth; not imported: that would
+    cost every ``check`` run): the collection's name, and (module, name, local name) to import
+    it as that module does, or None for a builtin (``set`` on kafka-python; on aiokafka
+    ``AbstractSet``, ``collections.abc.Set``)."""
+    spec = importlib.util.find_spec(client.guard_module)
+    assert spec is not None and spec.origin is not None, client.guard_module
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    listener = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "RebalanceListener"
+    )
+    method = next(
+        node
+        for node in listener.body
+        if isinstance(node, ast.FunctionDef) and node.name == "on_partitions_revoked"
+    )
+    annotation = [*method.args.posonlyargs, *method.args.args][1].annotation
+    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    assert isinstance(head, ast.Name), ast.dump(method.args)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) == head.id:
+                    return head.id, (node.module, alias.name, head.id)
+    return head.id, None
 
 
 def plan_partition_annotations(
@@ -64,7 +96,8 @@ def plan_partition_annotations(
         if annotation is None:
             continue
         head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-        wrong = _SEQUENCES if client is not AIOKAFKA else _SEQUENCES | _CONCRETE_SETS
+        name = declared(client)[0]
+        wrong = _SEQUENCES if name in _CONCRETE_SETS else _SEQUENCES | _CONCRETE_SETS
         if _qualname(head, facts) not in wrong:
             continue
         collection = _collection(client, facts, plan)
@@ -89,18 +122,19 @@ def _qualname(node: ast.expr, facts: FileFacts) -> str | None:
 
 
 def _collection(client: ClientFacts, facts: FileFacts, plan: MigrationPlan) -> str | None:
-    """The name to write for the base's collection (``set`` on kafka-python; on aiokafka
-    ``AbstractSet``, imported as the stubs do unless the file binds that name to something
-    else, then None: left as it was)."""
-    if client is not AIOKAFKA:
-        return "set"
-    module, name, local = _ABSTRACT_SET
+    """The name to write for the base's collection (:func:`declared`: ``set`` on kafka-python;
+    on aiokafka ``AbstractSet``, imported as the stubs do unless the file binds that name to
+    something else, then None: left as it was)."""
+    name, imported = declared(client)
+    if imported is None:
+        return name
+    module, original, local = imported
     if local in facts.index.names and facts.imports.qualname(local) not in (
-        f"{module}.{name}",
-        "typing.AbstractSet",
+        f"{module}.{original}",
+        f"typing.{local}",
     ):
         return None
-    plan.imports.add(_ABSTRACT_SET)
+    plan.imports.add(imported)
     return local
 
 
