@@ -87,7 +87,7 @@ CASES = [
     ("consumer-escapes", kp("keep(self.consumer)", REGISTER), 5,
      "a callback uses the injected consumer other than to call a method (line 10): passes it to keep(); call the consumer's methods in the callback itself"),
     ("method-not-called", kp("f = self.consumer.commit", REGISTER), 5,
-     "a callback uses consumer.commit without calling it (line 10)"),
+     "a callback uses consumer.commit without calling it (line 10); the view offers method calls only: read it outside the callbacks (in the poll loop) and keep what the callback needs on the listener, then run migrate again"),
     # a mixin listener (Mixin, ConsumerRebalanceListener) migrates: test_listener_bases.py
     ("metaclass", kp(tail=REGISTER).replace("(ConsumerRebalanceListener)", "(Mixin, ConsumerRebalanceListener, metaclass=Meta)"), 5,
      "a metaclass or class keywords; the codemod cannot rebase it safely; split it by hand"),
@@ -514,7 +514,7 @@ def main(topics):
             pass
         c = Consumer({})
         c.subscribe(on_revoke=on_revoke)
-        """), 8, "subscribe() has arguments the codemod does not know"),
+        """), 8, "subscribe() has arguments the codemod does not know (it moves the topics and the on_assign=/on_revoke=/on_lost= callbacks only); pass just those, then run migrate again"),
     ("cf-receiver", cf("""
         def on_revoke(consumer, partitions):
             pass
@@ -702,6 +702,21 @@ def main(topics):
                 Worker._on_revoke(self.consumer, [])
         """), 8,
      "_on_revoke is a staticmethod also used at line 15; make it a plain method taking (self, consumer, partitions) first"),
+    ("owner-callbacks-of-two-classes", cf("""
+        class Handler:
+            def on_revoke(self, consumer, partitions):
+                consumer.commit(asynchronous=False)
+
+        class Worker:
+            def __init__(self, config):
+                self.consumer = Consumer(config)
+                handler = Handler()
+                self.consumer.subscribe(["a"], on_assign=self._on_assign, on_revoke=handler.on_revoke)
+
+            def _on_assign(self, consumer, partitions):
+                print(partitions)
+        """), 13,
+     "the callbacks are methods of different classes; register methods of the class that subscribes (one may call the other object's), then run migrate again"),
     ("owner-class-function-used-elsewhere", cf("""
         class Worker:
             def __init__(self, config):

@@ -167,7 +167,11 @@ def _plan_site(
     topics = find_arg(call, "topics", 0)
     used = {id(v) for v in values if v is not None} | {id(topics)}
     if topics is None or len(used) != argument_count(call):
-        return "subscribe() has arguments the codemod does not know; migrate it by hand"
+        return (
+            "subscribe() has arguments the codemod does not know (it moves the topics and "
+            "the on_assign=/on_revoke=/on_lost= callbacks only); pass just those, then run "
+            "migrate again"
+        )
     reason = positional_sync_callback(call, values, client, facts)
     if reason is not None:
         return reason

@@ -76,7 +76,11 @@ def _collect_owner_site(
             )
         cls, self_name, name = found
         if owner is not None and cls is not owner:
-            return "the callbacks are methods of different classes; migrate it by hand"
+            return (
+                "the callbacks are methods of different classes; register methods of the "
+                "class that subscribes (one may call the other object's), then run migrate "
+                "again"
+            )
         owner = cls
         if keyword == "on_lost" and roles.get("on_revoke") == name:
             continue  # on_lost=self._on_revoke: on_partitions_lost's default

@@ -40,8 +40,9 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
     call = facts.parent(outer) if outer is not None else None
     if not (isinstance(call, ast.Call) and call.func is outer):
         return (
-            f"a callback uses consumer.{method} without calling it (line {line}); "
-            "migrate it by hand"
+            f"a callback uses consumer.{method} without calling it (line {line}); the view "
+            "offers method calls only: read it outside the callbacks (in the poll loop) and "
+            "keep what the callback needs on the listener, then run migrate again"
         )
     if method not in client.view_methods:
         return (
