@@ -31,6 +31,7 @@ from rebalance_lint.analysis.shapes.callback_takes_view import (
     _plan_callback,
     _view_call_ok,
 )
+from rebalance_lint.analysis.shapes.inherited_owner_callbacks import defining_ancestor
 from rebalance_lint.analysis.shapes.owner_assigns_itself import plan_owner_assigns
 from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     plan_stored_calls,
@@ -106,7 +107,8 @@ def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str,
     owner = self_class(value.value, facts) or _instance_class(value.value, facts)
     if owner is None:
         return _static_through_class(value, facts)
-    return owner, value.value.id, value.attr
+    inherited = defining_ancestor(owner, value.attr, facts)
+    return inherited or owner, value.value.id, value.attr
 
 
 def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
