@@ -471,9 +471,12 @@ def test_listener_bases_mixin_command_on_the_broker(
     assert {p: at_leave[p] for p in b_owned} == {p: ends[p] for p in b_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
-    assert sent > 200
+    assert sent > 100  # the stream ran throughout the rebalances
     a_calls, b_calls = run.of(commands["A"]), run.of(commands["B"])
-    assert first_with_partitions(a_calls) == ("on_partitions_assigned", set(range(PARTITIONS)))
+    assert first_with_partitions(a_calls) == (
+        "on_partitions_assigned",
+        frozenset(range(PARTITIONS)),
+    )
     assert any(c.name == "on_partitions_revoked" and c.partitions for c in a_calls), a_calls
     assert any(c.name == "on_partitions_revoked" and c.partitions for c in b_calls), b_calls
     assert all(c.through_view for c in run.calls), [type(c.consumer) for c in run.calls]
@@ -551,10 +554,13 @@ def test_optional_listener_bound_or_none_on_the_broker(
     assert {p: at_leave[p] for p in a_owned} == {p: ends[p] for p in a_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
-    assert sent > 200
+    assert sent > 100  # the stream ran throughout the rebalances
     assert spy.calls == [], "set_rebalance_listener(consumer, None) left the earlier listener"
     assert {type(c.listener) for c in run.calls} == {module.OwnedPartitions}  # A's only
-    assert first_with_partitions(run.calls) == ("on_partitions_assigned", set(range(PARTITIONS)))
+    assert first_with_partitions(run.calls) == (
+        "on_partitions_assigned",
+        frozenset(range(PARTITIONS)),
+    )
     assert any(c.name == "on_partitions_revoked" and c.partitions for c in run.calls)
     assert all(c.through_view for c in run.calls), [type(c.consumer) for c in run.calls]
 
@@ -667,7 +673,7 @@ def test_kept_injected_consumer_direct_call_on_the_broker(
     assert {p: at_leave[p] for p in a_owned} == {p: ends[p] for p in a_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
-    assert sent > 200
+    assert sent > 100  # the stream ran throughout the rebalances
     a_calls = run.of(a_processor)
     # each processor's direct shutdown call: what it still owned, with the real consumer it
     # kept, just before its consumer closed (whose own revocation may come after it)
@@ -678,12 +684,15 @@ def test_kept_injected_consumer_direct_call_on_the_broker(
         calls = run.of(processor)
         direct = [c for c in calls if not c.through_view]
         assert [(c.name, c.partitions, c.consumer) for c in direct] == [
-            ("on_partitions_revoked", owned, m.consumer)
+            ("on_partitions_revoked", frozenset(owned), m.consumer)
         ], calls
         assert direct[0] in calls[-2:], calls
     # every other call came from the client, through the view
     assert sum(not c.through_view for c in run.calls) == 2
-    assert first_with_partitions(a_calls) == ("on_partitions_assigned", set(range(PARTITIONS)))
+    assert first_with_partitions(a_calls) == (
+        "on_partitions_assigned",
+        frozenset(range(PARTITIONS)),
+    )
     assert any(
         c.name == "on_partitions_revoked" and c.partitions and c.through_view for c in a_calls
     )
@@ -772,7 +781,8 @@ def test_assign_at_times_aioconsumer_raw_and_migrated_start_at_the_same_offsets(
     from tests.integration.confluent_kafka_support import config
 
     raw, migrated = replay_programs
-    conf = config(broker, protocol=protocol, **{"enable.partition.eof": True})
+    eof: dict[str, Any] = {"enable.partition.eof": True}  # each partition reports its end
+    conf = config(broker, protocol=protocol, **eof)
     raw_open = raw.open_replay if protocol == "eager" else raw.open_incremental_replay
 
     async def starts(opener: Callable[..., Awaitable[Any]]) -> dict[str, Any]:
