@@ -468,6 +468,7 @@ def test_listener_bases_mixin_command_on_the_broker(
         run.check()
 
     # B's close revoked its partitions and its commit of them landed
+    assert b_owned, "the leaver owned partitions"
     assert {p: at_leave[p] for p in b_owned} == {p: ends[p] for p in b_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
@@ -551,6 +552,7 @@ def test_optional_listener_bound_or_none_on_the_broker(
         b.stop()
         run.check()
 
+    assert a_owned, "the leaver owned partitions"
     assert {p: at_leave[p] for p in a_owned} == {p: ends[p] for p in a_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
@@ -670,6 +672,7 @@ def test_kept_injected_consumer_direct_call_on_the_broker(
         b.stop()
         run.check()
 
+    assert a_owned, "the leaver owned partitions"
     assert {p: at_leave[p] for p in a_owned} == {p: ends[p] for p in a_owned}
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
