@@ -86,6 +86,10 @@ class ClientFacts:
     #: Whether importing ``guard_module`` imports the client (and fails without it): then
     #: code importing the client only inside a function imports it there too.
     guard_imports_client: bool
+    #: Names of ``guard_module`` whose access imports the client (its module ``__getattr__``
+    #: serves them on first access: classes subclassing the client's), so importing one by
+    #: name does too. Its other names import the client only when called, if at all.
+    guard_names_importing_client: frozenset[str]
     #: ``rebalance_guard`` consumer classes (subclasses of the client's) in ``guard_module``.
     guard_consumer_classes: frozenset[str]
     #: How ``guard_module`` registers a listener.
@@ -115,6 +119,7 @@ KAFKA_PYTHON = ClientFacts(
     registration="listener",
     guard_module="rebalance_guard.kafka_python",
     guard_imports_client=False,
+    guard_names_importing_client=frozenset(),
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
     view_methods=_JAVA_STYLE_VIEW | {"commit_async", "group_metadata"},
@@ -144,6 +149,7 @@ AIOKAFKA = ClientFacts(
     registration="listener",
     guard_module="rebalance_guard.aiokafka",
     guard_imports_client=False,
+    guard_names_importing_client=frozenset(),
     guard_consumer_classes=frozenset(),
     guard_registration="set_rebalance_listener",
     view_methods=_JAVA_STYLE_VIEW | {"last_stable_offset"},
@@ -179,7 +185,10 @@ CONFLUENT = ClientFacts(
     async_listener_bases=frozenset(),
     registration="callbacks",
     guard_module="rebalance_guard.confluent_kafka",
-    guard_imports_client=True,
+    guard_imports_client=False,
+    guard_names_importing_client=frozenset(
+        {"Consumer", "ConfluentRebalanceView", "ConfluentCallback"}
+    ),
     guard_consumer_classes=frozenset({"Consumer"}),
     guard_registration="subscribe",
     view_methods=_CONFLUENT_VIEW | {"memberid"},
@@ -200,7 +209,8 @@ CONFLUENT_AIO = ClientFacts(
     async_listener_bases=frozenset(),
     registration="callbacks",
     guard_module="rebalance_guard.confluent_kafka_aio",
-    guard_imports_client=True,
+    guard_imports_client=False,
+    guard_names_importing_client=frozenset({"AIOConsumer", "AIOConfluentRebalanceView"}),
     guard_consumer_classes=frozenset(),
     guard_registration="subscribe",
     view_methods=_CONFLUENT_VIEW,

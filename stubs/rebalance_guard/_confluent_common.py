@@ -3,7 +3,8 @@
 ``rebalance_guard.confluent_kafka`` and ``rebalance_guard.confluent_kafka_aio`` adapt the
 same librdkafka consumer, one called directly, one through asyncio; the staging of seeks and
 pauses in ``on_partitions_assigned``, the listener binding and the protocol guess are the
-same logic and live here. Importing this module imports confluent_kafka (their client).
+same logic and live here. Importing this module imports confluent_kafka (their client): only
+the implementation modules (``_confluent_sync``, ``_confluent_aio``) import it, on first use.
 """
 
 from __future__ import annotations
@@ -202,22 +203,23 @@ def is_state_error(exc: KafkaException) -> bool:
     return isinstance(error, KafkaError) and error.code() == KafkaError._STATE
 
 
-def bind(
-    listener: object, base: type, module: str, *, awaitable: bool
-) -> dict[str, tuple[Handler, str]]:
+def bind(listener: object, module: str, *, awaitable: bool) -> dict[str, tuple[Handler, str]]:
     """Each event's handler ``(partitions, view)`` and its label, decided once at registration.
 
-    ``base`` is the module's ``RebalanceListener``: a listener that keeps its default
-    ``on_partitions_lost`` gets the revoked handler. ``awaitable``: the adapter awaits what
-    the handlers return, so ``async def`` methods are allowed.
+    ``module`` is the public module whose ``RebalanceListener`` the listener derives from: a
+    listener that keeps that base's default ``on_partitions_lost`` gets the revoked handler.
+    ``awaitable``: the adapter awaits what the handlers return, so ``async def`` methods are
+    allowed.
     """
     name = type(listener).__name__
+    base = listener_base(listener, module)
     handlers: dict[str, tuple[Handler, str]] = {}
     for event in EVENTS:
         method = getattr(listener, event, None)
         label = f"{name}.{event}"
         if event == "on_partitions_lost" and (
-            method is None or getattr(type(listener), event, None) is getattr(base, event)
+            method is None
+            or (base is not None and getattr(type(listener), event, None) is getattr(base, event))
         ):
             handlers[event] = (handlers["on_partitions_revoked"][0], label)
             continue
@@ -233,6 +235,20 @@ def bind(
             )
         handlers[event] = (method if takes_view(method) else _without_view(method), label)
     return handlers
+
+
+def listener_base(listener: object, module: str) -> type | None:
+    """``module``'s ``RebalanceListener`` among the listener's classes, None if not derived
+    from it. Found by name: the implementation modules do not import the public ones, which
+    import them on first use (the package graph runs one way)."""
+    return next(
+        (
+            cls
+            for cls in type(listener).__mro__
+            if cls.__module__ == module and cls.__qualname__ == "RebalanceListener"
+        ),
+        None,
+    )
 
 
 def _without_view(method: Callable[[list[TopicPartition]], object]) -> Handler:

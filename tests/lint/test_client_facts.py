@@ -77,6 +77,44 @@ def test_guard_module_imports_the_client_as_the_row_says(facts: ClientFacts) -> 
     assert result.stdout.strip() == str(facts.guard_imports_client)
 
 
+def _imports_client_after(facts: ClientFacts, statement: str, blocked: bool = False) -> str:
+    """What a fresh interpreter prints running ``statement`` (``blocked``: with the client's
+    import refused, as on a machine without it), then whether the client was imported."""
+    block = f"sys.modules[{facts.package!r}] = None; " if blocked else ""
+    imported = f"sys.modules.get({facts.package!r}) is not None"
+    probe = f"import sys; {block}{statement}; print({imported})"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    return result.stdout.strip() or result.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("facts", ROWS, ids=IDS)
+def test_names_import_the_client_on_access_as_the_row_says(facts: ClientFacts) -> None:
+    """``from <guard module> import <name>`` imports the client exactly for the names of
+    ``guard_names_importing_client`` (the migration hoists the others' imports to module
+    level: local_client_import); with the client missing those raise an ImportError naming
+    the distribution, and the others still import."""
+    public = sorted(set(_guard_module(facts).__all__) | facts.guard_names_importing_client)
+    importing = sorted(facts.guard_names_importing_client)
+    if not facts.guard_imports_client:
+        others = ", ".join(sorted(set(public) - facts.guard_names_importing_client))
+        assert _imports_client_after(facts, f"from {facts.guard_module} import {others}") == (
+            "False"
+        )
+        assert _imports_client_after(facts, f"import {facts.guard_module}", blocked=True) == (
+            "False"
+        )
+    for name in importing:
+        assert _imports_client_after(facts, f"from {facts.guard_module} import {name}") == "True"
+        missing = _imports_client_after(facts, f"from {facts.guard_module} import {name}", True)
+        assert (
+            missing.startswith("ImportError: ")
+            and f"pip install {facts.name.split()[0]}" in missing
+        )
+        assert f"{facts.guard_module}.{name} needs" in missing
+
+
 def test_omitted_methods_are_the_views_omitted_set() -> None:
     assert OMITTED_METHODS == _view.OMITTED
 
