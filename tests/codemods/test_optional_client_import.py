@@ -10,19 +10,24 @@ cannot be imported, and behave as the originals do there.
 Issue 25: a client imported only inside a function (lazily, in a ``try`` or not) gets the
 migration's imports right after that import, in the same block; where an edit naming them is
 not reached by it (an owner class's base, a callback before the import, after an ``except``
-that goes on), the file is refused, saying where."""
+that goes on), the names whose import imports no client (``rebalance_guard.confluent_kafka``'s
+listener, view and ``subscribe``: ``ClientFacts.guard_names_importing_client``) are imported at
+module level, and the file is refused, saying where, only for a name that imports it."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from rebalance_codemods.api import migrate_source
 from rebalance_codemods.results import MigrationResult
+from rebalance_guard._client_facts import CLIENTS, CONFLUENT
 from rebalance_lint import check_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -82,8 +87,9 @@ CASES = [
     ("local_import_confluent", "confluent_kafka", ("log",), ({"group.id": "g"}, ["t"])),
     ("local_import_kafka_python", "kafka", (), (["t"],)),
     ("local_import_annotated_helper", "confluent_kafka", ("Source",), ({"group.id": "g"}, ["t"])),
-    # its guard module imports no aiokafka: the import goes to module level
+    # its guard module imports no client: the import goes to module level
     ("local_import_aiokafka_listener_factory", "aiokafka", ("Source",), ("t",)),
+    ("local_import_confluent_owner", "confluent_kafka", ("log",), ("b:9092", "t")),
 ]
 
 
@@ -103,15 +109,27 @@ def test_the_migrated_module_behaves_the_same_without_the_client(
     assert migrate_source(after.read_bytes(), after.name).new_source is None  # idempotent
 
 
-def test_the_probe_sees_a_guard_import_outside_the_try_block_fail(tmp_path: Path) -> None:
-    """Not vacuous: ``rebalance_guard.confluent_kafka`` imports the client itself, so the same
-    migrated module with its guard import moved to the top does not import without it."""
+def test_the_probe_sees_an_import_of_the_client_outside_the_try_block_fail(
+    tmp_path: Path,
+) -> None:
+    """Not vacuous: ``Consumer`` of ``rebalance_guard.confluent_kafka`` imports the client on
+    access, so the same migrated module importing it at the top does not import without the
+    client; importing the guard's listener, view and ``subscribe`` there does."""
     after = (FIXTURES / "migrated" / "optional_confluent.py").read_text()
     guard = "    from rebalance_guard.confluent_kafka import RebalanceConsumer, RebalanceListener, subscribe\n"
     assert guard in after
     (tmp_path / "hoisted.py").write_text(guard.strip() + "\n" + after.replace(guard, ""))
-    with pytest.raises(AssertionError, match="ModuleNotFoundError"):
-        _probe(tmp_path / "hoisted.py", ("confluent_kafka",), ("Consumer",), ({}, ["t"]))
+    seen = _probe(tmp_path / "hoisted.py", ("confluent_kafka",), ("Consumer",), ({}, ["t"]))
+    assert seen["Consumer"] == "None"
+    consumer = "from rebalance_guard.confluent_kafka import Consumer as GuardConsumer\n"
+    (tmp_path / "consumer.py").write_text(consumer + after)
+    with pytest.raises(
+        AssertionError,
+        match=re.escape(
+            "ImportError: rebalance_guard.confluent_kafka.Consumer needs confluent-kafka"
+        ),
+    ):
+        _probe(tmp_path / "consumer.py", ("confluent_kafka",), ("Consumer",), ({}, ["t"]))
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES if c[0].startswith("optional_")])
@@ -363,7 +381,9 @@ def test_module_level_confluent_callbacks_become_a_class_defined_without_the_cli
     ] == ["RebalanceCallbacks", "object"]
 
 
-LOCAL = [c[0] for c in CASES if c[0].startswith("local_import_") and "aiokafka" not in c[0]]
+#: The guard's imports stay in the function (they are reached there) or go to module level.
+HOISTED = ["local_import_aiokafka_listener_factory", "local_import_confluent_owner"]
+LOCAL = [c[0] for c in CASES if c[0].startswith("local_import_") and c[0] not in HOISTED]
 
 
 @pytest.mark.parametrize("name", LOCAL)
@@ -380,7 +400,7 @@ def test_a_function_local_client_import_gains_no_module_level_dependency(name: s
     assert all(line.startswith(" ") for line in after.read_text().splitlines() if guard in line)
 
 
-@pytest.mark.parametrize("name", [n for n in LOCAL if "confluent" in n])
+@pytest.mark.parametrize("name", [n for n in LOCAL + HOISTED if "confluent" in n])
 def test_with_the_client_the_functions_import_the_guard(name: str) -> None:
     """With the client, consume() runs the migrated registration (no broker: confluent
     subscribes without connecting; kafka-python's consumer connects when created)."""
@@ -390,18 +410,23 @@ def test_with_the_client_the_functions_import_the_guard(name: str) -> None:
     assert "Error" not in str(seen["consume"]), seen
 
 
-def test_a_guard_module_importing_no_client_may_go_to_module_level() -> None:
+@pytest.mark.parametrize("name", HOISTED)
+def test_a_guard_module_importing_no_client_may_go_to_module_level(name: str) -> None:
     """aiokafka imported in two methods, the listener made in one and registered in the
-    other: no local import reaches both, but rebalance_guard.aiokafka imports no aiokafka
-    (tests/lint/test_client_facts.py), so its import goes to module level; imported without
-    aiokafka the module binds the guard's names and consume() fails at the client's import,
-    as before."""
-    name = "local_import_aiokafka_listener_factory"
+    other; confluent-kafka imported in ``__init__`` of a class that becomes its own listener:
+    no local import reaches every use, but rebalance_guard.aiokafka and
+    rebalance_guard.confluent_kafka import no client (tests/lint/test_client_facts.py), so
+    their import goes to module level; imported without the client the module binds the
+    guard's names and consume() fails at the client's import, as before."""
+    package, _, args = next(c[1:] for c in CASES if c[0] == name)
     after = FIXTURES / "migrated" / f"{name}.py"
-    assert "\nfrom rebalance_guard.aiokafka import " in after.read_text()
-    seen = _probe(after, ("aiokafka",), ("RebalanceListener",), ("t",))
+    guard = (
+        "rebalance_guard.aiokafka" if package == "aiokafka" else "rebalance_guard.confluent_kafka"
+    )
+    assert f"\nfrom {guard} import " in after.read_text()
+    seen = _probe(after, (package,), ("RebalanceListener",), args)
     assert seen["RebalanceListener"] == ["RebalanceListener", "object"]
-    assert str(seen["consume"]).startswith("ModuleNotFoundError"), seen
+    assert str(seen["consume"]).startswith(("ModuleNotFoundError", "RuntimeError")), seen
 
 
 def test_a_try_in_a_function_whose_except_returns_takes_the_imports() -> None:
@@ -471,7 +496,9 @@ NEXT = (
     "used) or register callbacks defined inside {where} after its import, then run migrate again"
 )
 
-REFUSED_LOCAL = [
+#: Refused before ``rebalance_guard.confluent_kafka`` imported without confluent-kafka; its
+#: import goes to module level now (``facts.guard_imports_client``, facts' row, False).
+UNREACHED = [
     (
         # holdout 035: the owner class becomes its own listener, a base evaluated on import
         """
@@ -545,16 +572,87 @@ REFUSED_LOCAL = [
         + NEXT.format(where="Source.start()"),
     ),
 ]
+UNREACHED_IDS = ["owner-base", "except-goes-on", "def-before", "annotation-evaluated"]
+GUARD_IMPORT = f"\nfrom {GUARD} import RebalanceConsumer, RebalanceListener, subscribe\n"
 
 
-@pytest.mark.parametrize(
-    ("source", "line", "reason"),
-    REFUSED_LOCAL,
-    ids=["owner-base", "except-goes-on", "def-before", "annotation-evaluated"],
-)
+@pytest.mark.parametrize(("source", "line", "reason"), UNREACHED, ids=UNREACHED_IDS)
+def test_a_use_the_local_import_does_not_reach_gets_the_guards_import_at_module_level(
+    source: str, line: int, reason: str, tmp_path: Path
+) -> None:
+    """Without confluent-kafka the migrated module imports, and behaves, as the original."""
+    result = _migrate(source)
+    assert not result.manual and result.new_source is not None, result.manual
+    assert GUARD_IMPORT in result.new_source.decode()
+    before, after = tmp_path / "before.py", tmp_path / "after.py"
+    before.write_text(textwrap.dedent(source))
+    after.write_bytes(result.new_source)
+    without = _probe(before, ("confluent_kafka",), (), ({},))
+    assert _probe(after, ("confluent_kafka",), (), ({},)) == without
+    findings = check_source(textwrap.dedent(source).encode(), "optional.py").findings
+    assert [f for f in findings if f.code in MIGRATION_CODES and f.fixable], findings
+    assert migrate_source(result.new_source, "optional.py").new_source is None
+
+
+@pytest.mark.parametrize(("source", "line", "reason"), UNREACHED, ids=UNREACHED_IDS)
+def test_a_guard_module_importing_its_client_keeps_the_refusal(
+    source: str, line: int, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decision reads the client facts: were rebalance_guard.confluent_kafka to import
+    confluent-kafka, these files would be refused as before, saying where."""
+    monkeypatch.setitem(CLIENTS, "confluent", replace(CONFLUENT, guard_imports_client=True))
+    _assert_refused(source, line, reason)
+
+
+def test_a_name_importing_the_client_on_access_stays_with_the_local_import(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Per name (``guard_names_importing_client``): were ``RebalanceListener`` one, the owner
+    class using it as a base would be refused; where the local import reaches its uses, it
+    stays there while the other names go to module level."""
+    heavy = replace(CONFLUENT, guard_names_importing_client=frozenset({"RebalanceListener"}))
+    monkeypatch.setitem(CLIENTS, "confluent", heavy)
+    _assert_refused(*UNREACHED[0])
+    result = _migrate(UNREACHED[3][0])
+    assert not result.manual and result.new_source is not None, result.manual
+    text = result.new_source.decode()
+    assert f"\nfrom {GUARD} import RebalanceConsumer, subscribe\n" in text
+    assert (
+        f"        from confluent_kafka import Consumer\n        from {GUARD} import RebalanceListener\n"
+        in text
+    )
+
+
+REFUSED_LOCAL = [
+    (
+        # the lambda's class annotates its partitions with confluent's TopicPartition, which
+        # only the client's import binds, and the except goes on without it
+        """
+        def consume(conf):
+            try:
+                from confluent_kafka import Consumer
+            except ImportError:
+                Consumer = None
+            if Consumer is None:
+                return None
+            c = Consumer(conf)
+            c.subscribe(["a"], on_revoke=lambda c, p: c.commit(asynchronous=False))
+        """,
+        10,
+        f"confluent_kafka is imported only inside consume() (line 4), where the codemod adds {GUARD}'s import, but the migration uses TopicPartition at line 10, which that import does not reach; the except at line 5 goes on without it: end it with raise or return; "
+        + NEXT.format(where="consume()"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "reason"), REFUSED_LOCAL, ids=["client-name"])
 def test_a_use_the_local_import_does_not_reach_refuses_the_file(
     source: str, line: int, reason: str
 ) -> None:
+    _assert_refused(source, line, reason)
+
+
+def _assert_refused(source: str, line: int, reason: str) -> None:
     result = _migrate(source)
     assert result.new_source is None
     assert [(m.line, m.reason) for m in result.manual] == [(line, reason)]

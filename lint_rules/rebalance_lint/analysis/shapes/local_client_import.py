@@ -11,15 +11,18 @@ function, after it: every edit naming them must be there, in the statements afte
 client's import (after the ``try`` holding it too, when each of its ``except`` blocks ends
 in ``raise``/``return``). A name used elsewhere only in annotations, with annotations
 postponed, is never evaluated: it joins the client's import under the module-level ``if
-TYPE_CHECKING:``, for type checkers. Anything else (an owner class that becomes its own
-listener, its base evaluated when the module is imported; another method using
-``set_rebalance_listener``; a callback defined before the import): the whole file is
-refused, saying where and why."""
+TYPE_CHECKING:``, for type checkers. Where that import does not reach them all (an owner
+class that becomes its own listener, its base evaluated when the module is imported; another
+method using ``set_rebalance_listener``; a callback defined before the import), the names whose
+import imports no client go to module level instead (:func:`client_import`: a ``rebalance_guard``
+module importing its client only on first use, except the names it serves lazily, per the client
+facts), and the others must be reached: else the whole file is refused, saying where and why."""
 
 from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
 from rebalance_guard._client_facts import CLIENTS
 
@@ -60,35 +63,74 @@ def lazy_packages(tree: ast.Module) -> dict[str, list[ast.Import | ast.ImportFro
 
 
 def _client_packages(node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The client packages whose absence makes ``node`` fail: the client's own modules and
-    its ``rebalance_guard`` modules (``rebalance_guard.testing.<client>`` too)."""
+    """The client packages whose absence makes ``node`` fail: the client's own modules, and
+    its ``rebalance_guard`` modules that import it (:func:`client_import`)."""
+    names: list[tuple[str, str | None]]
     if isinstance(node, ast.Import):
-        modules = [alias.name for alias in node.names]
+        names = [(alias.name, None) for alias in node.names]
     else:
-        modules = [node.module or ""] if not node.level else []
-    return {package for module in modules if (package := package_of(module)) is not None}
+        names = [(node.module or "", a.name) for a in node.names] if not node.level else []
+    return {
+        found.package
+        for module, name in names
+        if (found := client_import(module, name)) is not None and found.imports_client
+    }
 
 
-def package_of(module: str) -> str | None:
-    """The client package whose absence makes importing ``module`` fail."""
+class ClientImport(NamedTuple):
+    """What importing a module (or a name from it) has to do with a Kafka client."""
+
+    #: The client package the module belongs to.
+    package: str
+    #: Whether the import imports that client, and so fails without it.
+    imports_client: bool
+
+
+def client_import(module: str, name: str | None = None) -> ClientImport | None:
+    """The client ``module`` belongs to, and whether importing it (``from module import
+    name``) imports that client: the client's own modules do; its ``rebalance_guard``
+    module does as its row says (:attr:`ClientFacts.guard_imports_client`, and per name
+    :attr:`ClientFacts.guard_names_importing_client`); ``rebalance_guard.testing.<client>``
+    does. None: the module of no client."""
     for client in CLIENTS.values():
-        suffix = client.guard_module.rpartition(".")[2]
         if module == client.package or module.startswith(f"{client.package}."):
-            return client.package
+            return ClientImport(client.package, True)
+        if module == client.guard_module:
+            imports = client.guard_imports_client or name in client.guard_names_importing_client
+            return ClientImport(client.package, imports)
+        suffix = client.guard_module.rpartition(".")[2]
         if module.startswith("rebalance_guard.") and module.rpartition(".")[2] == suffix:
-            return client.package
+            return ClientImport(client.package, True)  # the testing harness imports it
     return None
 
 
-def needs_client(module: str) -> bool:
-    """Whether importing ``module`` imports its client: the client's own modules, and a
-    ``rebalance_guard`` module whose row says so (:attr:`ClientFacts.guard_imports_client`)."""
-    for client in CLIENTS.values():
-        if module == client.package or module.startswith(f"{client.package}."):
-            return True
-        if module == client.guard_module:
-            return client.guard_imports_client
-    return True  # not a client's: the caller keeps it with the client's import
+def package_of(module: str) -> str | None:
+    """The client package ``module`` belongs to (:func:`client_import`)."""
+    found = client_import(module)
+    return found.package if found is not None else None
+
+
+def place_lazy_client_imports(
+    facts: FileFacts,
+    plan: MigrationPlan,
+    package: str,
+    anchors: list[ast.Import | ast.ImportFrom],
+    wanted: list[tuple[str, str, str | None]],
+) -> str | None:
+    """Put ``wanted`` after the function-local imports of the client (:func:`place_local_imports`);
+    where those do not reach every edit naming them, leave the names whose import imports
+    no client (:func:`client_import`) to the module level and place only the others, or say
+    why they cannot be placed either."""
+    why = place_local_imports(facts, plan, package, anchors, wanted)
+    rest = [entry for entry in wanted if _imports_client(entry)]
+    if why is None or len(rest) == len(wanted):
+        return why
+    return place_local_imports(facts, plan, package, anchors, rest) if rest else None
+
+
+def _imports_client(entry: tuple[str, str, str | None]) -> bool:
+    found = client_import(entry[0], entry[1])
+    return found is None or found.imports_client  # not a client's: kept with the client's
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -303,8 +345,10 @@ SHAPE = Shape(
     plan=(
         "the planners' edits, their imports of that client put right after the function's "
         "import of it (guard_imports at that import), names only annotations elsewhere use "
-        "(postponed) after the client's import under a module-level if TYPE_CHECKING; the "
-        "whole file refused where another edit naming them is not after it in that function"
+        "(postponed) after the client's import under a module-level if TYPE_CHECKING; where "
+        "another edit naming them is not after it in that function, the names importing no "
+        "client (ClientFacts.guard_imports_client, guard_names_importing_client) imported at "
+        "module level, the whole file refused if one importing it is such an edit's"
     ),
     fixtures=(
         "tests/codemods/test_optional_client_import.py",
@@ -312,5 +356,7 @@ SHAPE = Shape(
         "tests/codemods/fixtures/local_import_confluent.py",
         "tests/codemods/fixtures/local_import_kafka_python.py",
         "tests/codemods/fixtures/local_import_annotated_helper.py",
+        "tests/codemods/fixtures/local_import_confluent_owner.py",
+        "tests/codemods/fixtures/local_import_aiokafka_listener_factory.py",
     ),
 )

@@ -25,9 +25,8 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.local_client_import import (
     lazy_annotations,
     lazy_packages,
-    needs_client,
     package_of,
-    place_local_imports,
+    place_lazy_client_imports,
     refuse_all,
 )
 
@@ -65,11 +64,7 @@ def place_optional_imports(facts: FileFacts, plan: MigrationPlan) -> None:
         block = _guarding_try(facts.tree, package) if package in facts.index.optional else None
         if block is None:
             lazy = _imported_lazily(facts.tree, package)
-            why = lazy and place_local_imports(facts, plan, package, lazy, wanted)
-            if why and not any(needs_client(module) for module, _, _ in wanted):
-                # used beyond that import's reach, from a guard module importing no client
-                # (kafka-python's, aiokafka's): at module level it still imports none
-                continue
+            why = lazy and place_lazy_client_imports(facts, plan, package, lazy, wanted)
             if why:
                 refuse_all(plan, why)
                 return
