@@ -23,6 +23,7 @@ from rebalance_guard._confluent_common import (
     ProtocolGuess,
     RebalanceProtocol,
     StagingView,
+    as_given,
     bind,
     checked_protocol,
     copies,
@@ -231,12 +232,13 @@ class _Adapter:
         if self._closing.started:  # confluent's default (un)assigns: ClosingRevocation
             return
         handler, label = self._handlers["on_partitions_assigned"]
-        view = AIOConfluentRebalanceView(consumer, label, incoming=partitions, reset=self._reset)
+        given = as_given(partitions)
+        view = AIOConfluentRebalanceView(consumer, label, incoming=given, reset=self._reset)
         try:
             with awaited(view, partitions, listener=handler, protocol=self._protocol.name):
                 await _settle(handler(partitions, view))
         finally:
-            await self._change(consumer, view._assignment_with_offsets(partitions), add=True)
+            await self._change(consumer, view._assignment_with_offsets(given), add=True)
             if view._paused:
                 await consumer.pause(view._staged_pauses())
 

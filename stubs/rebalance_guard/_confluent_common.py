@@ -33,6 +33,25 @@ def copies(partitions: list[TopicPartition]) -> list[TopicPartition]:
     return [TopicPartition(p.topic, p.partition) for p in partitions]
 
 
+def as_given(partitions: list[TopicPartition]) -> list[TopicPartition]:
+    """The partitions of an assignment as librdkafka gave them, before the callback runs.
+
+    What the adapter assigns where the callback staged no seek: raw confluent-kafka hands the
+    callback copies and, when the callback did not assign, assigns librdkafka's own list, so
+    a callback changing ``p.offset`` (or the list itself) changes nothing; only the view's
+    seeks move a start offset (tests/integration/test_confluent_kafka_partition_offsets.py)."""
+    return [_as_given(p) for p in partitions]
+
+
+def _as_given(partition: TopicPartition) -> TopicPartition:
+    extra: dict[str, Any] = {}  # confluent's constructor takes no None for these
+    if partition.metadata is not None:
+        extra["metadata"] = partition.metadata
+    if partition.leader_epoch is not None:
+        extra["leader_epoch"] = partition.leader_epoch
+    return TopicPartition(partition.topic, partition.partition, partition.offset, **extra)
+
+
 class StagingView(ExpiringView):
     """A view that stages seeks and (un)pauses of the incoming partitions of an assignment.
 
