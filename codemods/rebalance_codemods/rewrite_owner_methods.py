@@ -12,22 +12,23 @@ from rebalance_codemods.rewrite_base import _EXPRESSION, Editor, NodeEdit, Repla
 
 def _keyword_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """``def m(self, a)`` -> ``def m(self, a, *, value: annotation = None)`` (after any
-    keyword-only parameters it has)."""
+    keyword-only parameters it has); ``extra`` "required": no default
+    (:mod:`rebalance_lint.analysis.shapes.listener_helper_methods`)."""
     annotation = (
         cst.Annotation(annotation=cst.parse_expression(edit.annotation))
         if edit.annotation
         else None
     )
     spaced = edit.annotation != ""
-    param = cst.Param(
-        name=cst.Name(edit.value),
-        annotation=annotation,
-        default=cst.Name("None"),
-        equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(" " if spaced else ""),
-            whitespace_after=cst.SimpleWhitespace(" " if spaced else ""),
-        ),
-    )
+    param = cst.Param(name=cst.Name(edit.value), annotation=annotation)
+    if edit.extra != "required":
+        param = param.with_changes(
+            default=cst.Name("None"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(" " if spaced else ""),
+                whitespace_after=cst.SimpleWhitespace(" " if spaced else ""),
+            ),
+        )
 
     def change(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.FunctionDef)

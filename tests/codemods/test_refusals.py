@@ -14,6 +14,7 @@ from rebalance_codemods.api import migrate_source
 
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
+from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
 from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
 from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
 
@@ -851,6 +852,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *CALLBACK_PARAMETER_REASONS,
             *OPTIONAL_LISTENER_REASONS,
             *LISTENER_BASE_REASONS,
+            *LISTENER_HELPER_REASONS,
         ]
     )
     missing = []

@@ -58,6 +58,7 @@ Action = Literal[
     # ``other`` of its body, each except block then binding the lines of ``extra``
     "await_call",  # at a call: ``await`` it (index 1: parenthesised, a primary's operand)
     "keyword_param",  # at a def: keyword-only ``value: annotation = None`` appended
+    # (``extra`` "required": without the default)
     "replace_with_expression",  # at an expression: the expression ``value`` (parenthesised)
     "unreturn",  # at ``return x``: ``x`` as a statement (``value`` "pure": nothing), then
     # ``return`` (``extra`` "last": nothing runs after it, so no ``return``)

@@ -11,7 +11,8 @@ This module only dispatches and combines; each shape is its own module under :mo
 the registrations (:mod:`.shapes.listener_registration`, the creations they lead to:
 :mod:`.shapes.listener_creations`, :mod:`.shapes.factory_listeners`,
 :mod:`.shapes.kept_listeners`), the callbacks' signatures (:mod:`.shapes.listener_signatures`),
-and how the callbacks reach the consumer: injected (:mod:`.shapes.injected_consumer`), the
+and how the callbacks reach the consumer: injected (:mod:`.shapes.injected_consumer`, also
+through the listener's own methods: :mod:`.shapes.listener_helper_methods`), the
 wrapper's own (:mod:`.shapes.own_consumer_wrappers`), a closure's or a global
 (:mod:`.shapes.closure_global_consumers`), through an owner (:mod:`.shapes.indirect_injection`).
 """
@@ -19,6 +20,7 @@ wrapper's own (:mod:`.shapes.own_consumer_wrappers`), a closure's or a global
 from __future__ import annotations
 
 import ast
+from functools import partial
 
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 from rebalance_guard._client_facts import CLIENTS, ClientFacts
@@ -45,6 +47,7 @@ from rebalance_lint.analysis.shapes.injected_consumer import _plan_injection
 from rebalance_lint.analysis.shapes.kept_listeners import _instance_escapes
 from rebalance_lint.analysis.shapes.listener_bases import rebased_base
 from rebalance_lint.analysis.shapes.listener_creations import _creations
+from rebalance_lint.analysis.shapes.listener_helper_methods import helper_methods
 from rebalance_lint.analysis.shapes.listener_registration import (
     _collect_registered,
     _plan_subscribe,
@@ -229,7 +232,8 @@ def _plan_class(
             return reason
     kept = None  # a consumer injected and kept: the attribute holding it, never rebound
     if own is None:
-        reason, kept = _plan_injection(cls, client, methods, creations, views, state, plan)
+        helpers = partial(helper_methods, cls, client, views=views, facts=facts)
+        reason, kept = _plan_injection(cls, client, methods, creations, views, state, plan, helpers)
     else:
         reason = _plan_own_consumer(client, views, own, methods.get("__init__"), state, plan)
     if reason is not None:

@@ -7,6 +7,7 @@ the instance is registered on; its uses inside callbacks become the view; the pa
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from rebalance_guard._client_facts import CONSUMER_METHODS, ClientFacts
 
@@ -26,6 +27,11 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.listener_registration import _block
 from rebalance_lint.analysis.shapes.view_uses import _view_use
 
+#: The listener's methods its callbacks call using the injected ``self.<attr>`` too
+#: (:mod:`.listener_helper_methods`), given ``attr``: the uses they cover, the plan making
+#: them take the view, or why they cannot (the whole refusal).
+Helpers = Callable[[str], tuple[frozenset[ast.AST], MigrationPlan, str | None]]
+
 
 def _plan_injection(
     cls: ast.ClassDef,
@@ -35,8 +41,10 @@ def _plan_injection(
     views: dict[Function, str],
     state: _State,
     plan: MigrationPlan,
+    helpers: Helpers | None = None,
 ) -> tuple[str | None, str | None]:
-    """Find the consumer handed to ``__init__`` and turn its callback uses into the view:
+    """Find the consumer handed to ``__init__`` and turn its callback uses into the view
+    (and, with ``helpers``, the uses in the methods the callbacks call):
     (why not, the attribute holding it when it is kept, provably the registering consumer
     and never rebound, which a direct call of a callback outside the callbacks can pass)."""
     facts = state.facts
@@ -75,7 +83,13 @@ def _plan_injection(
     if init is None or injected is None:
         return None, None
     param, position = injected
-    other_uses = _uses_outside(cls, attr, param, init, views, facts) if tupled is None else None
+    covered, helper_plan, blocked = (  # methods the callbacks call using it: take the view
+        helpers(attr[0]) if helpers is not None and attr is not None else (frozenset(), None, None)
+    )
+    other_uses = (
+        _uses_outside(cls, attr, param, init, views, facts, covered) if tupled is None else None
+    )
+    blocked = blocked if tupled is None and other_uses is None else None
     if tupled is not None:
         plan.refuse(
             param.lineno,
@@ -88,11 +102,15 @@ def _plan_injection(
             f"the consumer injected into {cls.name}() is also used at line {other_uses}; "
             f"kept (the callbacks now use the view), remove it by hand",
         )
-    if tupled is not None or other_uses is not None:
+    elif blocked is not None:
+        plan.refuse(param.lineno, blocked)
+    if tupled is not None or other_uses is not None or blocked is not None:
         store = attr[1].targets[0] if attr is not None else tupled[1] if tupled else None
         kept = name if name is not None and not _rebound(name, store, facts) else None
         return None, kept
     assert attr is not None
+    if helper_plan is not None:
+        plan.merge(helper_plan)
     plan.planned.add(span(param))  # KRB201's site: the injected parameter goes
     plan.edit(Edit("drop_param", span(init), index=position + 1))
     if param.annotation is not None:
@@ -209,8 +227,10 @@ def _uses_outside(
     init: Function,
     views: dict[Function, str],
     facts: FileFacts,
+    covered: frozenset[ast.AST] = frozenset(),
 ) -> int | None:
-    """First line using the injected consumer outside the callbacks, or None."""
+    """First line using the injected consumer outside the callbacks and the ``covered``
+    uses (in helper methods taking the view), or None."""
     if attr is None:
         return init.lineno
     refs = facts.bindings.references(param, param.arg)
@@ -219,7 +239,12 @@ def _uses_outside(
     inside = {node for fn in views for node in _attributes_in(fn)}
     assigned = attr[1].targets[0]
     for node in facts.index.attributes.get(attr[0], []):
-        if node in inside or node is assigned or _another_classes_self(node, cls, facts):
+        if (
+            node in inside
+            or node in covered
+            or node is assigned
+            or _another_classes_self(node, cls, facts)
+        ):
             continue
         return node.lineno
     return None
