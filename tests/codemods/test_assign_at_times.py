@@ -237,6 +237,21 @@ def test_an_aioconsumer_awaits_the_answer_and_each_seek() -> None:
     )
 
 
+def test_logging_after_the_assign_stays_after_the_seek_loop() -> None:
+    """Text made after the assign cannot tell that the adapter assigns once the callback
+    returns (the seeks are staged by then, whatever the logging raises)."""
+    before = textwrap.dedent(FUNCTION).replace(
+        "consumer.assign(offsets)\n",
+        "consumer.assign(offsets)\n        logging.info('assigned %d at %d', len(partitions), since_ms)\n",
+    )
+    after = _migrated(before)
+    assert (
+        "            for partition in offsets:\n"
+        "                consumer.seek(partition)\n"
+        "            logging.info('assigned %d at %d', len(partitions), since_ms)\n"
+    ) in after
+
+
 def test_the_loop_variable_is_a_name_the_callback_does_not_use() -> None:
     before = textwrap.dedent(FUNCTION).replace(
         "for p in partitions:\n            p.offset",
@@ -262,7 +277,7 @@ REFUSED = {
         "offsets = consumer.offsets_for_times(partitions)\n"
         "    print(len(offsets))\n"
         "    consumer.assign(offsets)",
-        "offsets is also used on line 8; the seek loop replacing the assign must be its only use",
+        "offsets is also used on line 8; the seek loop replacing the assign must be its only use (but for loops before it setting its items' offsets)",
     ),
     "the answer changed": (
         "offsets = consumer.offsets_for_times(partitions)\n"
@@ -283,24 +298,24 @@ REFUSED = {
         "consumer.assign(OTHER.offsets_for_times(partitions))",
         "offsets_for_times() is called on OTHER, not on the callback's consumer",
     ),
-    "the assign not last": (
+    "something but logging after the assign": (
         "offsets = consumer.offsets_for_times(partitions)\n"
         "    consumer.assign(offsets)\n"
-        "    print('assigned')",
-        "consumer.assign() of offsets_for_times()'s answer is not the last statement of on_assign's own body, with no return before it",
+        "    READY.set()",
+        "consumer.assign() of offsets_for_times()'s answer is not the last statement of on_assign's own body (or followed by nothing but logging), with no return in it",
     ),
     "the assign under an if": (
         "offsets = consumer.offsets_for_times(partitions)\n"
         "    if READY:\n"
         "        consumer.assign(offsets)",
-        "is not the last statement of on_assign's own body",
+        "is not the last statement of on_assign's own body (or followed by nothing but logging)",
     ),
     "a return before the assign": (
         "offsets = consumer.offsets_for_times(partitions)\n"
         "    if not READY:\n"
         "        return\n"
         "    consumer.assign(offsets)",
-        "is not the last statement of on_assign's own body",
+        "is not the last statement of on_assign's own body (or followed by nothing but logging)",
     ),
     "the answer bound in an if": (
         "if READY:\n"

@@ -12,6 +12,8 @@ import textwrap
 import pytest
 from rebalance_codemods.api import migrate_source
 
+from tests.codemods.test_assign_at_offsets import REASONS as ASSIGN_AT_OFFSETS_REASONS
+from tests.codemods.test_assign_committed import REASONS as ASSIGN_COMMITTED_REASONS
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
 from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
@@ -389,7 +391,7 @@ def main(topics):
             consumer.assign(offsets)
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 10, "consumer.assign() of offsets_for_times()'s answer: offsets is also used on line 7; the seek loop replacing the assign must be its only use (line 8); migrate it by hand"),
+        """), 10, "consumer.assign() of offsets_for_times()'s answer: offsets is also used on line 7; the seek loop replacing the assign must be its only use (but for loops before it setting its items' offsets) (line 8); migrate it by hand"),
     ("cf-at-times-answer-under-if", cf("""
         def on_assign(consumer, partitions):
             if partitions:
@@ -413,10 +415,10 @@ def main(topics):
     ("cf-at-times-not-last", cf("""
         def on_assign(consumer, partitions):
             consumer.assign(consumer.offsets_for_times(partitions))
-            print("assigned")
+            ready.set()
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 9, "consumer.assign() of offsets_for_times()'s answer is not the last statement of on_assign's own body, with no return before it (the seek loop replacing it must run whenever the callback completes, and nothing after it) (line 6)"),
+        """), 9, "consumer.assign() of offsets_for_times()'s answer is not the last statement of on_assign's own body (or followed by nothing but logging), with no return in it (the seek loop replacing it must run whenever the callback completes, and nothing after it may see that the adapter assigns once the callback returns) (line 6)"),
     ("cf-at-times-partitions-changed", cf("""
         def on_assign(consumer, partitions):
             partitions.append(TopicPartition("b", 0))
@@ -852,6 +854,8 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *CALLBACK_PARAMETER_REASONS,
             *OPTIONAL_LISTENER_REASONS,
             *LISTENER_BASE_REASONS,
+            *ASSIGN_AT_OFFSETS_REASONS,
+            *ASSIGN_COMMITTED_REASONS,
             *LISTENER_HELPER_REASONS,
         ]
     )

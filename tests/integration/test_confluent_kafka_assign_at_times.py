@@ -14,7 +14,9 @@ end: it reports its end first, and a message produced afterwards is the first it
 The original file's code on raw confluent-kafka (eager: the recipe's ``assign()`` is refused
 under the incremental protocols) is the oracle; the migrated twin runs through
 rebalance_guard.confluent_kafka's :class:`Consumer` under every protocol, and through its
-own ``subscribe()`` on a plain consumer.
+own ``subscribe()`` on a plain consumer. The same recipe on the asyncio ``AIOConsumer`` (bound
+answer with ``assign``, inline answer with ``incremental_assign``) is proven by
+test_confluent_kafka_assign_derived.py.
 """
 
 from __future__ import annotations

@@ -14,8 +14,12 @@ from rebalance_lint.analysis.confluent_callback import _ASSIGNS, Function, _Call
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import FileFacts, containing_list, statement_layout
 from rebalance_lint.analysis.shape import Shape
-from rebalance_lint.analysis.shapes.assign_at_offsets import _each_at_an_offset
-from rebalance_lint.analysis.shapes.assign_at_times import offsets_at_times, plan_at_times
+from rebalance_lint.analysis.shapes.assign_at_offsets import (
+    _each_at_an_offset,
+    bound_at_offsets,
+    plan_bound_at_offsets,
+)
+from rebalance_lint.analysis.shapes.assign_at_times import assigned_answer, plan_answer
 from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
 from rebalance_lint.analysis.shapes.displayed_consumer import only_computes
 
@@ -70,7 +74,9 @@ def _plan_final(
 ) -> str | None:
     """A final ``assign(partitions)`` in on_assign, or ``unassign`` in a revocation (in a
     lambda: its whole body; ``gather`` rewrites it, see ``_lambda_tail``); an assign of what
-    ``offsets_for_times`` answered is :mod:`.assign_at_times`'s to plan or refuse."""
+    ``offsets_for_times`` or ``committed`` answered is :mod:`.assign_at_times`'s to plan or
+    refuse, one of a name bound to a list of the partitions at offsets
+    :mod:`.assign_at_offsets`'s."""
     function = callback.function
     last: ast.AST | None
     if isinstance(function, ast.Lambda):
@@ -91,10 +97,18 @@ def _plan_final(
         )
     if last is None:
         return f"consumer.{name}() is not the last thing {callback.label} does"
-    times = offsets_at_times(call, facts) if name in _ASSIGNS else None
+    times = assigned_answer(call, facts) if name in _ASSIGNS else None
     if times is not None and callback.keyword == "on_assign" and isinstance(last, ast.Expr):
         assert not isinstance(function, ast.Lambda)  # a lambda's ``last`` is its call
-        return plan_at_times(times, call, last, name, partitions, function, facts, plan)
+        return plan_answer(times, call, last, name, partitions, function, facts, plan)
+    if (
+        name in _ASSIGNS
+        and callback.keyword == "on_assign"
+        and isinstance(last, ast.Expr)
+        and not isinstance(function, ast.Lambda)
+        and bound_at_offsets(call, partitions, function, facts)
+    ):
+        return plan_bound_at_offsets(call, last, name, partitions, function, facts, plan)
     arg_ok = (
         len(call.args) == 1
         and not call.keywords
