@@ -117,6 +117,12 @@ Listener methods must be plain ``def``: confluent calls callbacks synchronously 
 polling thread and cannot await. Legacy one-argument methods ``(self, partitions)`` are
 called without the view. confluent's own ``on_assign``/``on_revoke``/``on_lost`` callbacks
 keep working unchanged, also through :class:`Consumer`.
+
+Importing this module does not import confluent-kafka (code importing it only inside a
+function, an optional dependency, may import this module at module level): the listener
+base and the view Protocol need none; :class:`Consumer` and the view class import it on first
+access (module ``__getattr__``), the functions when called; without it they raise an
+ImportError naming it.
 """
 
 from __future__ import annotations

@@ -96,6 +96,12 @@ How it maps onto ``AIOConsumer`` (verified with confluent-kafka 2.16), and why:
   holds the ``poll()`` that runs it, and past ``max.poll.interval.ms`` the member leaves.
 
 Legacy one-argument methods ``(self, partitions)`` are called without the view.
+
+Importing this module does not import confluent-kafka (code importing it only inside a
+function, an optional dependency, may import this module at module level): the listener
+base and the view Protocol need none; :class:`AIOConsumer` and the view class import it on first
+access (module ``__getattr__``), the functions when called; without it they raise an
+ImportError naming it.
 """
 
 from __future__ import annotations
