@@ -42,6 +42,7 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.assign_committed import loop_moves_offsets_only
+from rebalance_lint.analysis.shapes.displayed_consumer import only_text_after
 
 #: consumer calls answering ``(partitions[, timeout])`` with those partitions, same topics and
 #: partitions in the same order, each at an offset (librdkafka fills in the list it is given)
@@ -159,7 +160,7 @@ def plan_seek_loop(
     if (
         statement not in function.body
         or _returns(function)
-        or not _only_text_after(statement, function, facts)
+        or not only_text_after(statement, function, facts)
     ):
         return (
             f"{what} is not the last statement of {function.name}'s own body (or followed by "
@@ -237,15 +238,6 @@ def _used_once(
             "must be its only use (but for loops before it setting its items' offsets)"
         )
     return None
-
-
-def _only_text_after(statement: ast.stmt, function: Function, facts: FileFacts) -> bool:
-    """Whether all that ``function`` runs after ``statement`` only logs, prints or computes
-    values (:mod:`.assign_release`'s test for what may follow a release moved to the end,
-    imported here where it is used: that module imports this one)."""
-    from rebalance_lint.analysis.shapes.assign_release import _only_text_after as text_after
-
-    return text_after(statement, function, facts)
 
 
 def _returns(function: Function) -> bool:

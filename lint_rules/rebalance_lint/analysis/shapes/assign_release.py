@@ -21,7 +21,7 @@ from rebalance_lint.analysis.shapes.assign_at_offsets import (
 )
 from rebalance_lint.analysis.shapes.assign_at_times import assigned_answer, plan_answer
 from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
-from rebalance_lint.analysis.shapes.displayed_consumer import only_computes
+from rebalance_lint.analysis.shapes.displayed_consumer import only_text_after
 
 
 def _tail_statement(
@@ -48,22 +48,6 @@ def _tail_statement(
         node = owner
 
 
-def _only_text_after(statement: ast.stmt, fn: Function, facts: FileFacts) -> bool:
-    """Whether everything ``fn`` runs after ``statement`` only logs, prints or computes values
-    (:func:`only_computes`; no other call, no ``await``): it cannot see that a release moved
-    to the end of the callback."""
-    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
-    for node in ast.walk(fn):
-        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-        if at < end:
-            continue
-        if isinstance(node, ast.Await | ast.Yield | ast.YieldFrom | ast.Lambda) or (
-            isinstance(node, ast.Call) and not only_computes(node.func, facts)
-        ):
-            return False
-    return True
-
-
 def _plan_final(
     callback: _Callback,
     call: ast.Call,
@@ -88,7 +72,7 @@ def _plan_final(
         last = _tail_statement(call, function, facts, last=name not in _ASSIGNS)
         if last is None and name not in _ASSIGNS:
             last = _tail_statement(call, function, facts, last=False)
-            if last is not None and not _only_text_after(last, function, facts):
+            if last is not None and not only_text_after(last, function, facts):
                 last = None
     if last is None and name in _ASSIGNS and not isinstance(function, ast.Lambda):
         return (

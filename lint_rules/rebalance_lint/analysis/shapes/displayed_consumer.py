@@ -1,13 +1,15 @@
 """Shape: the callback's consumer only printed, logged or formatted
 (``print("assign", consumer, partitions)``): the view's text instead, no edit needed.
 
-Also what "only computes" means for code after a release (:mod:`.assign_release`)."""
+Also what "only computes" means for code after a release (:mod:`.assign_release`) or after an
+assign that became seeks (:mod:`.assign_at_times`): :func:`only_text_after`."""
 
 from __future__ import annotations
 
 import ast
 import re
 
+from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 
@@ -90,6 +92,23 @@ def makes_text(func: ast.expr, facts: FileFacts) -> bool:
         and receiver is not None
         and _LOGGER_NAME.fullmatch(receiver.lower()) is not None
     )
+
+
+def only_text_after(statement: ast.stmt, fn: Function, facts: FileFacts) -> bool:
+    """Whether everything ``fn`` runs after ``statement`` only logs, prints or computes values
+    (:func:`only_computes`; no other call, no ``await``): it cannot see that a release moved
+    to the end of the callback (:mod:`.assign_release`), nor that an assign became seeks the
+    adapter assigns once the callback returns (:mod:`.assign_at_times`)."""
+    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    for node in ast.walk(fn):
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if at < end:
+            continue
+        if isinstance(node, ast.Await | ast.Yield | ast.YieldFrom | ast.Lambda) or (
+            isinstance(node, ast.Call) and not only_computes(node.func, facts)
+        ):
+            return False
+    return True
 
 
 SHAPE = Shape(
