@@ -38,6 +38,7 @@ from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     registered_attr,
     stored_consumer_calls,
 )
+from rebalance_lint.analysis.shapes.role_named_callbacks import named_for_their_role
 from rebalance_lint.analysis.shapes.static_owner_callbacks import (
     _static_through_class,
     is_static_callback,
@@ -153,7 +154,8 @@ def _plan_owner_group(
 ) -> str | None:
     client = group.client
     methods = methods_of(owner)
-    clash = sorted(set(CONFLUENT_CALLBACKS.values()) & _class_names_bound(owner))
+    named = named_for_their_role(owner, group.roles)  # on_assign=self.on_partitions_assigned
+    clash = sorted(set(CONFLUENT_CALLBACKS.values()) & _class_names_bound(owner) - named)
     if clash:
         return f"{owner.name} already defines {clash[0]}; it cannot become its own listener"
     if owner.keywords or (owner.decorator_list and not _only_dataclass(owner, facts)):
@@ -193,6 +195,12 @@ def _plan_owner_group(
         static = is_static_callback(function, owner, facts)
         callbacks.append(_Callback(keyword, function, method=not static, static=static))
         used_elsewhere[name] = others
+        if others and name in named:
+            return (
+                f"{name} is also used at line {getattr(others[0], 'lineno', 0)} with "
+                "confluent's (consumer, partitions), and already has its listener name, so "
+                "no wrapper can keep it; give it another name first"
+            )
         if others:
             if static:
                 return (
