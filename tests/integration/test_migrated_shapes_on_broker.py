@@ -350,6 +350,38 @@ def assert_processed_once_in_order(run: Run, sent: int) -> list[tuple[int, int, 
     return handovers
 
 
+def kafka_python_resets_retained_positions() -> bool:
+    """kafka-python 2.x's ``assign_from_subscribed`` gives every partition of a new assignment
+    a fresh state (position from the committed offset); kafka-python 3 keeps the state of the
+    partitions a member keeps."""
+    import kafka
+
+    return str(kafka.__version__).startswith("2.")
+
+
+def drop_restart_at_committed(
+    run: Run, member: str, partitions: set[int], committed_at: dict[int, int]
+) -> None:
+    """Remove from ``run.journal`` ``member``'s second processing of ``partitions`` after an
+    eager rebalance restarted each at its committed offset: per partition, a repeat must start
+    exactly at ``committed_at[p]``, be ``member``'s, and continue in order up to where it had
+    been (anything else stays and fails the exactly-once check)."""
+    keep: list[tuple[str, int, int, int]] = []
+    reached: dict[int, int] = {}
+    expected: dict[int, int] = {}  # partition -> next repeated offset while replaying
+    for row in run.journal:
+        who, p, offset, _ = row
+        if p in partitions and who == member and offset < reached.get(p, 0):
+            if expected.get(p, committed_at.get(p)) == offset:
+                expected[p] = offset + 1
+                continue  # the restart's replay
+        else:
+            expected.pop(p, None)
+        reached[p] = max(reached.get(p, 0), offset + 1)
+        keep.append(row)
+    run.journal[:] = keep
+
+
 def first_with_partitions(calls: list[Call]) -> tuple[str, frozenset[int]]:
     """The first callback given partitions (an eager join may revoke nothing first)."""
     call = next(c for c in calls if c.partitions)
@@ -554,6 +586,11 @@ def test_optional_listener_bound_or_none_on_the_broker(
 
     assert a_owned, "the leaver owned partitions"
     assert {p: at_leave[p] for p in a_owned} == {p: ends[p] for p in a_owned}
+    if kafka_python_resets_retained_positions():
+        # B has no listener, so nothing commits what it processed: kafka-python 2.x restarts
+        # every partition of a new assignment at the group's committed offset (the raw
+        # program does the same); what B repeats must be exactly that restart, nothing else
+        drop_restart_at_committed(run, "B", set(range(PARTITIONS)) - a_owned, at_leave)
     handovers = assert_processed_once_in_order(run, sent)
     assert any(old == "A" and new == "B" for _, _, old, new in handovers), handovers
     assert sent > 100  # the stream ran throughout the rebalances
