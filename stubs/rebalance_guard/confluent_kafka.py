@@ -129,6 +129,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
+from rebalance_guard._client_facts import CONFLUENT
 from rebalance_guard._lazy_client import client_needed, served_lazily
 from rebalance_guard._observe import CallbackLogging
 
@@ -154,8 +155,8 @@ __all__ = [
 
 #: The names served from ``rebalance_guard._confluent_sync``, which imports confluent-kafka
 #: when first used (``Consumer`` subclasses confluent's): the module imports without it
-#: (``rebalance_guard._client_facts``: ``guard_imports_client``, ``guard_client_names``).
-_IMPORTING_THE_CLIENT = ("ConfluentCallback", "ConfluentRebalanceView", "Consumer", "_Adapter")
+#: (``rebalance_guard._client_facts``: ``guard_imports_client``, ``guard_names_importing_client``).
+_IMPORTING_THE_CLIENT = (*sorted(CONFLUENT.guard_names_importing_client), "_Adapter")
 _CLIENT = "confluent-kafka"
 
 
@@ -237,7 +238,7 @@ def set_rebalance_listener(consumer: Consumer, listener: RebalanceListener | Non
     a :class:`Consumer`: a plain ``confluent_kafka.Consumer`` takes callbacks only in
     ``subscribe()``, so use :func:`subscribe` for it.
     """
-    with client_needed(f"{__name__}.set_rebalance_listener()", "confluent_kafka", _CLIENT):
+    with client_needed(f"{__name__}.set_rebalance_listener()", CONFLUENT.package, _CLIENT):
         from rebalance_guard._confluent_sync import set_rebalance_listener as register
     register(consumer, listener)
 
@@ -257,7 +258,7 @@ def subscribe(
     incremental protocol, learns otherwise from one refused ``assign()``, which librdkafka
     logs as a warning. A :class:`Consumer` knows its configuration and needs none.
     """
-    with client_needed(f"{__name__}.subscribe()", "confluent_kafka", _CLIENT):
+    with client_needed(f"{__name__}.subscribe()", CONFLUENT.package, _CLIENT):
         from rebalance_guard._confluent_sync import subscribe as subscribe_with
     subscribe_with(consumer, topics, listener, protocol=protocol)
 
@@ -270,5 +271,5 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no __getattr__
         return _confluent_sync
 
     __getattr__, __dir__ = served_lazily(
-        globals(), _IMPORTING_THE_CLIENT, _implementation, "confluent_kafka", _CLIENT
+        globals(), _IMPORTING_THE_CLIENT, _implementation, CONFLUENT.package, _CLIENT
     )

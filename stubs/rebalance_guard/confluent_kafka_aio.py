@@ -109,6 +109,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
+from rebalance_guard._client_facts import CONFLUENT_AIO
 from rebalance_guard._errors import NotAwaitedError
 from rebalance_guard._lazy_client import client_needed, served_lazily
 from rebalance_guard._observe import CallbackLogging
@@ -137,8 +138,8 @@ __all__ = [
 
 #: The names served from ``rebalance_guard._confluent_aio``, which imports confluent-kafka
 #: when first used (``AIOConsumer`` subclasses confluent's): the module imports without it
-#: (``rebalance_guard._client_facts``: ``guard_imports_client``, ``guard_client_names``).
-_IMPORTING_THE_CLIENT = ("AIOConfluentRebalanceView", "AIOConsumer", "_Adapter")
+#: (``rebalance_guard._client_facts``: ``guard_imports_client``, ``guard_names_importing_client``).
+_IMPORTING_THE_CLIENT = (*sorted(CONFLUENT_AIO.guard_names_importing_client), "_Adapter")
 _CLIENT = "confluent-kafka"
 
 
@@ -245,7 +246,7 @@ def set_rebalance_listener(
     either, eager is assumed and an incremental protocol is learned from one refused
     ``assign()``, which librdkafka logs as a warning.
     """
-    with client_needed(f"{__name__}.set_rebalance_listener()", "confluent_kafka", _CLIENT):
+    with client_needed(f"{__name__}.set_rebalance_listener()", CONFLUENT_AIO.package, _CLIENT):
         from rebalance_guard._confluent_aio import set_rebalance_listener as register
     register(consumer, listener, protocol=protocol, idle=RebalanceListener())
 
@@ -271,5 +272,5 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no __getattr__
         return _confluent_aio
 
     __getattr__, __dir__ = served_lazily(
-        globals(), _IMPORTING_THE_CLIENT, _implementation, "confluent_kafka", _CLIENT
+        globals(), _IMPORTING_THE_CLIENT, _implementation, CONFLUENT_AIO.package, _CLIENT
     )
