@@ -6,6 +6,7 @@ project) are still refused: the codemod cannot tell them from the class."""
 
 from __future__ import annotations
 
+import pytest
 from rebalance_codemods.api import migrate_source
 
 from tests.codemods.examples import ROOT
@@ -102,3 +103,98 @@ def test_a_client_module_patched_with_the_class_is_still_refused() -> None:
         "class ConsumerRebalanceListener(kafka.ConsumerRebalanceListener):\n    def __init__"
     )
     assert new is None or unchanged in new  # the class is untouched
+
+
+NESTED = """
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+class Runner{outer_bases}:
+    class Listener(ConsumerRebalanceListener):
+        def __init__(self, consumer):
+            self.consumer = consumer
+
+        def on_partitions_revoked(self, revoked):
+            self.consumer.commit()
+
+        def on_partitions_assigned(self, assigned):
+            pass
+
+    {decorator}def run({me}, consumer):
+        consumer.subscribe(["a"], listener={creation}(consumer))
+{tail}"""
+
+MIGRATED_CLASS = (
+    "    class Listener(RebalanceListener):\n\n"
+    "        def on_partitions_revoked(self, revoked, consumer: RebalanceConsumer):\n"
+    "            consumer.commit()\n"
+)
+
+
+def _nested(
+    creation: str = "self.Listener",
+    me: str = "self",
+    decorator: str = "",
+    tail: str = "",
+    outer_bases: str = "",
+) -> str:
+    return NESTED.format(
+        creation=creation, me=me, decorator=decorator, tail=tail, outer_bases=outer_bases
+    )
+
+
+@pytest.mark.parametrize(
+    ("creation", "me", "decorator"),
+    [
+        ("self.Listener", "self", ""),
+        ("this.Listener", "this", ""),  # the first parameter, whatever its name
+        ("cls.Listener", "cls", "@classmethod\n    "),
+        ("Runner.Listener", "self", ""),
+        ("Runner.Listener", "consumer_", "@staticmethod\n    "),
+    ],
+)
+def test_a_nested_class_created_through_its_outer_class_migrates(
+    creation: str, me: str, decorator: str
+) -> None:
+    """``self.Listener(...)`` in a method of the class ``Listener`` is nested in (or
+    ``cls.Listener`` in its classmethod, ``Runner.Listener`` anywhere) can only be that class:
+    it migrates with its registration, the injected consumer becoming the view."""
+    source = _nested(creation, me, decorator)
+    new, manual = _migrated(source)
+    assert manual == []
+    assert new is not None
+    assert MIGRATED_CLASS in new
+    assert "def __init__(self, consumer)" not in new
+    assert (
+        f"        set_rebalance_listener(consumer, {creation}())\n"
+        '        consumer.subscribe(["a"])\n'
+    ) in new
+    again, manual_again = _migrated(new)
+    assert again is None and manual_again == []  # idempotent
+
+
+UNFOLLOWABLE = [
+    # a subclass in the file binds the name again: self.Listener may be its class
+    (
+        "overridden-by-a-subclass",
+        _nested(tail="\nclass Other(Runner):\n    Listener = None\n"),
+    ),
+    # x.Listener = ... anywhere: the attribute may be anything
+    ("patched", _nested(tail="\nRunner.Listener = ConsumerRebalanceListener\n")),
+    # a staticmethod's first parameter is not the instance
+    ("static-first-parameter", _nested("me.Listener", "me", "@staticmethod\n    ")),
+    # self rebound in the method: no longer the instance
+    (
+        "self-rebound",
+        _nested().replace(
+            "        consumer.subscribe", "        self = other()\n        consumer.subscribe"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "source"), UNFOLLOWABLE, ids=[c for c, _ in UNFOLLOWABLE])
+def test_an_attribute_that_may_be_another_class_is_still_refused(case: str, source: str) -> None:
+    new, manual = _migrated(source)
+    reasons = [reason for _, reason in manual]
+    assert any("it is created through an attribute" in r for r in reasons), (case, manual)
+    assert new is None or "    class Listener(ConsumerRebalanceListener):\n" in new  # untouched

@@ -774,24 +774,26 @@ def test_listener_class_bound_twice_is_refused_but_its_registration_still_moves(
 
 
 NESTED_REASON = (
-    "listener class Listener: it is created through an attribute, self.Listener(...) at line "
+    "listener class Listener: it is created through an attribute, other.Listener(...) at line "
     "17, which the codemod cannot follow; move the class to module level and create it by its "
     "name there first"
 )
 
 
-def test_a_nested_listener_created_through_self_says_so() -> None:
-    """``listener=self.Listener(...)`` (REAL_WORLD.md: a listener class nested in another
-    class): the class is refused with the real reason, not "no instance is created"; its
-    registration still moves, as for any listener the runtime takes unchanged."""
+def test_a_nested_listener_created_through_another_object_says_so() -> None:
+    """``listener=other.Listener(...)`` with ``other`` a parameter: it may be any object with a
+    ``Listener`` attribute (``self.Listener(...)`` names the nested class and migrates:
+    tests/codemods/test_nested_listener_classes.py). The class is refused with the real reason,
+    not "no instance is created"; its registration still moves, as for any listener the runtime
+    takes unchanged."""
     nested = textwrap.indent(LISTENER.format(revoked="self.consumer.commit()"), "    ")
     source = (
         KP_HEAD
         + "class Runner:\n"
         + nested
         + (
-            "\n    def run(self, consumer):\n"
-            "        consumer.subscribe(['a'], listener=self.Listener(consumer))\n"
+            "\n    def run(self, consumer, other):\n"
+            "        consumer.subscribe(['a'], listener=other.Listener(consumer))\n"
         )
     )
     result = migrate_source(source.encode(), "legacy.py")

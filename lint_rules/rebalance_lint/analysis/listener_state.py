@@ -12,6 +12,7 @@ from rebalance_guard._client_facts import CLIENTS, ClientFacts
 
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.migration_facts import FileFacts, source_order
+from rebalance_lint.analysis.shapes.nested_listener_classes import nested_class_of
 
 #: The clients whose listeners are objects (kafka-python, aiokafka), not confluent's callbacks.
 LISTENER_CLIENTS = tuple(c for c in CLIENTS.values() if c.registration == "listener")
@@ -139,6 +140,9 @@ def _attributes_in(node: ast.AST) -> list[ast.Attribute]:
 
 
 def _class_of(creation: ast.Call | None, state: _State) -> ast.ClassDef | None:
+    """The class ``creation`` creates: ``Cls(...)``, or a nested class's ``self.Cls(...)``."""
+    if creation is not None and isinstance(creation.func, ast.Attribute):
+        return nested_class_of(creation.func, state.facts)
     if creation is None or not isinstance(creation.func, ast.Name):
         return None
     bound = state.facts.bindings.binding(creation.func)

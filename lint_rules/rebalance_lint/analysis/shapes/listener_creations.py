@@ -14,6 +14,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.factory_listeners import _factory_creation
 from rebalance_lint.analysis.shapes.kept_listeners import _attribute_creation
+from rebalance_lint.analysis.shapes.nested_listener_classes import nested_creations
 from rebalance_lint.analysis.shapes.optional_listeners import optional_creations
 
 
@@ -45,7 +46,8 @@ def _held_creations(value: ast.expr, state: _State) -> tuple[list[ast.Call], ast
 
 
 def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str | None]:
-    """Every ``Cls(...)`` call, or why some use of the class name cannot be followed."""
+    """Every ``Cls(...)`` call (a nested class's ``self.Cls(...)`` too:
+    :mod:`.nested_listener_classes`), or why some use of the class name cannot be followed."""
     refs = facts.bindings.references(cls, cls.name)
     if refs is None:
         return [], f"the name {cls.name} is bound more than once"
@@ -63,6 +65,7 @@ def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str
                 [],
                 f"{cls.name} is used at line {ref.lineno} in a way the codemod cannot follow",
             )
+    creations += nested_creations(cls, facts)
     return creations, None
 
 
