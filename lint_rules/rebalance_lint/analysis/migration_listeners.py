@@ -175,7 +175,7 @@ def _plan_class(
     methods = methods_of(cls)
     callbacks = {n: f for n, f in methods.items() if n in CALLBACKS}
     for fn in callbacks.values():
-        reason = _callback_shape(fn, client)
+        reason = _callback_shape(fn, client, facts)
         if reason is not None:
             return reason
     reason, passing = direct_calls(cls, facts)

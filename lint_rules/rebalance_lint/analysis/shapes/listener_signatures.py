@@ -1,5 +1,6 @@
 """Shape: a legacy listener's callback methods, ``(self, partitions)`` each: the view is
-appended as their second parameter; other signatures, decorators and async methods where the
+appended as their second parameter (under a decorator only if it passes calls through:
+:mod:`.transparent_decorators`); other signatures, decorators and async methods where the
 client has none are refused (returned values: :mod:`.returned_values`)."""
 
 from __future__ import annotations
@@ -9,14 +10,16 @@ import ast
 from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.confluent_callback import Function
+from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
+from rebalance_lint.analysis.shapes.transparent_decorators import passes_calls_through
 
 
-def _callback_shape(fn: Function, client: ClientFacts) -> str | None:
+def _callback_shape(fn: Function, client: ClientFacts, facts: FileFacts) -> str | None:
     args = fn.args
     label = fn.name
-    if fn.decorator_list:
+    if fn.decorator_list and not passes_calls_through(fn, facts):
         return (
             f"{label} is decorated; the codemod cannot know what the decorator expects; "
             "migrate by hand"

@@ -1,0 +1,150 @@
+"""Callbacks under a decorator that passes every call through unchanged migrate, keeping the
+decorator (lint_rules/rebalance_lint/analysis/shapes/transparent_decorators.py); any decorator
+that may read or change the arguments still refuses the callback, saying so."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from rebalance_codemods.api import migrate_source
+
+KAFKA_PYTHON = """
+import functools
+from functools import wraps
+import threading
+
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+LOCK = threading.Lock()
+
+{decorator}
+
+class Listener(ConsumerRebalanceListener):
+    def __init__(self, consumer):
+        self.consumer = consumer
+
+    @{name}
+    def on_partitions_revoked(self, revoked):
+        self.consumer.commit()
+
+    def on_partitions_assigned(self, assigned):
+        pass
+
+
+consumer = KafkaConsumer(group_id="g")
+consumer.subscribe(["a"], listener=Listener(consumer))
+"""
+
+PASSING = {
+    "wraps-and-lock": """
+        def deco(fn):
+            \"\"\"Hold the lock.\"\"\"
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                with LOCK:
+                    return fn(*args, **kwargs)
+            return wrapper
+    """,
+    "imported-wraps-try-except": """
+        def deco(fn):
+            @wraps(fn)
+            def wrapper(*args, **kwargs):
+                try:
+                    fn(*args, **kwargs)
+                except Exception:
+                    print("callback failed")
+            return wrapper
+    """,
+    "self-first-no-wraps": """
+        def deco(fn):
+            def inner(self, *a, **k):
+                print("before")
+                result = None
+                return fn(self, *a, **k)
+            return inner
+    """,
+}
+
+REFUSED = {
+    # reads the arguments: it would see the view where it saw the partitions
+    "reads-arguments": """
+        def deco(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                print(args[1])
+                return fn(*args, **kwargs)
+            return wrapper
+    """,
+    # calls the callback twice
+    "calls-twice": """
+        def deco(fn):
+            def wrapper(*args, **kwargs):
+                fn(*args, **kwargs)
+                return fn(*args, **kwargs)
+            return wrapper
+    """,
+    # passes other arguments
+    "changes-arguments": """
+        def deco(fn):
+            def wrapper(self, *args, **kwargs):
+                return fn(self, *args[::-1], **kwargs)
+            return wrapper
+    """,
+    # keeps the result for itself
+    "uses-the-result": """
+        def deco(fn):
+            def wrapper(*args, **kwargs):
+                result = fn(*args, **kwargs)
+                print(result)
+            return wrapper
+    """,
+    # a factory: what it returns is not read here
+    "factory": """
+        def deco_factory(n):
+            def deco(fn):
+                return fn
+            return deco
+        deco = deco_factory(3)
+    """,
+    # not this file's
+    "imported": "from helpers import deco",
+    # wraps something other than the callback
+    "wraps-another": """
+        def deco(fn):
+            @functools.wraps(print)
+            def wrapper(*args, **kwargs):
+                return fn(*args, **kwargs)
+            return wrapper
+    """,
+}
+
+
+def _source(decorator: str, name: str = "deco") -> str:
+    return KAFKA_PYTHON.format(decorator=textwrap.dedent(decorator), name=name)
+
+
+@pytest.mark.parametrize("case", PASSING)
+def test_a_pass_through_decorator_keeps_the_callback_migratable(case: str) -> None:
+    result = migrate_source(_source(PASSING[case]).encode(), "legacy.py")
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    assert (
+        "    @deco\n    def on_partitions_revoked(self, revoked, consumer: RebalanceConsumer):\n"
+        "        consumer.commit()\n"
+    ) in new
+    assert migrate_source(result.new_source, "legacy.py").new_source is None  # idempotent
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_any_other_decorator_still_refuses_the_callback(case: str) -> None:
+    result = migrate_source(_source(REFUSED[case]).encode(), "legacy.py")
+    reasons = [m.reason for m in result.manual]
+    assert any(
+        "on_partitions_revoked is decorated; the codemod cannot know what the decorator "
+        "expects; migrate by hand" in r
+        for r in reasons
+    ), reasons
+    new = result.new_source.decode() if result.new_source is not None else ""
+    assert "RebalanceConsumer" not in new  # the class is untouched
