@@ -13,17 +13,17 @@ from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
-from rebalance_lint.analysis.shapes.transparent_decorators import passes_calls_through
+from rebalance_lint.analysis.shapes.transparent_decorators import (
+    decorated_refusal,
+    passes_calls_through,
+)
 
 
 def _callback_shape(fn: Function, client: ClientFacts, facts: FileFacts) -> str | None:
     args = fn.args
     label = fn.name
     if fn.decorator_list and not passes_calls_through(fn, facts):
-        return (
-            f"{label} is decorated; the codemod cannot know what the decorator expects; "
-            "migrate by hand"
-        )
+        return decorated_refusal(label)
     if isinstance(fn, ast.AsyncFunctionDef) and not client.async_callbacks:
         return (
             f"{label} is async, which {client.name} listeners cannot be; make it a plain def first"

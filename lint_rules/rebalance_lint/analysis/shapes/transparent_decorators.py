@@ -37,6 +37,17 @@ def passes_calls_through(fn: Function, facts: FileFacts) -> bool:
     )
 
 
+def decorated_refusal(label: str) -> str:
+    """The refusal for a callback under any other decorator, with its next step."""
+    return (
+        f"{label} is decorated; the codemod cannot know what the decorator expects: it "
+        "follows only a decorator defined in this file whose wrapper calls fn(*args, **kwargs) "
+        "once and does nothing else with them; make the decorator pass the arguments through "
+        "like that, or move the decorated work into a function the undecorated callback "
+        "calls, then run migrate again"
+    )
+
+
 def _transparent(decorator: ast.expr, is_async: bool, facts: FileFacts) -> bool:
     if not isinstance(decorator, ast.Name):
         return False
