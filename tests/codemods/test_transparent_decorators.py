@@ -145,3 +145,23 @@ def test_any_other_decorator_still_refuses_the_callback(case: str) -> None:
     assert any(decorated_refusal("on_partitions_revoked") in r for r in reasons), reasons
     new = result.new_source.decode() if result.new_source is not None else ""
     assert "RebalanceConsumer" not in new  # the class is untouched
+
+
+def test_the_migrated_fixture_runs_under_its_decorator() -> None:
+    """The migrated twin, driven the way set_rebalance_listener drives it: the decorated
+    callbacks get the view through the wrapper (the lock held), commit on it, and see their
+    partitions."""
+    from kafka.structs import TopicPartition
+    from rebalance_guard.testing.kafka_python import ListenerHarness
+
+    from tests.codemods.fixtures.migrated import transparent_decorators as migrated
+
+    t0 = TopicPartition("events", 0)
+    harness = ListenerHarness(migrated.OwnershipListener())
+    harness.set_committed({t0: 5})
+    harness.assign([t0])
+    assert migrated.owned == {t0}
+    harness.revoke()
+    assert harness.commits == [{t0: 5}]  # the bare commit, on the view
+    assert migrated.owned == set()
+    assert not migrated.METRICS_LOCK.locked()
