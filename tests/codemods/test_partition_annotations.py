@@ -117,3 +117,63 @@ def test_the_declared_collection_is_read_from_each_listener_base() -> None:
             assert getattr(module, local) is getattr(importlib.import_module(source), original)
         else:
             assert name in ("set", "frozenset", "list")
+
+
+HELPER = """
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+
+
+def drop(revoked: set[TopicPartition]) -> None:
+    {body}
+
+
+class Listener(ConsumerRebalanceListener):
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        {call}
+
+
+consumer = AIOKafkaConsumer(group_id="g")
+consumer.subscribe(["a"], listener=Listener())
+"""
+
+
+def _helper_annotation(body: str, call: str = "drop(revoked)") -> str:
+    source = HELPER.format(body=body, call=call)
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and not result.manual, result
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert "revoked: AbstractSet[TopicPartition], consumer" in after  # the callback's
+    return after.partition("def drop(revoked: ")[2].partition(")")[0]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "for tp in revoked: print(tp)",
+        "print([tp.partition for tp in revoked if tp.topic])",
+        "print(len(revoked), sorted(revoked), f'{revoked}')",
+        "if not revoked or len(revoked) > 3: return",
+        "x = 1 if revoked else 2",
+        "print(TopicPartition('a', 0) not in revoked)",
+    ],
+)
+def test_a_helper_that_only_reads_the_partitions_gets_the_declared_collection(body: str) -> None:
+    """shapes/partition_helpers.py: the helper the callback hands its partitions to is
+    widened with it, so the call type-checks (tests/codemods/fixtures/partition_helpers.py is
+    type-checked before and after)."""
+    assert _helper_annotation(body) == "AbstractSet[TopicPartition]"
+
+
+@pytest.mark.parametrize(
+    ("body", "call"),
+    [
+        ("revoked.clear()", "drop(revoked)"),  # a set's own method: not on AbstractSet
+        ("keep = revoked", "drop(revoked)"),  # kept: its type matters elsewhere
+        ("other(revoked)", "drop(revoked)"),  # handed on to what the shape does not read
+        ("print(revoked)", "self.drop(revoked)"),  # a method call, but drop is a function
+        ("print(revoked)", "drop(*[revoked])"),  # not the parameter itself
+    ],
+)
+def test_any_other_helper_keeps_its_annotation(body: str, call: str) -> None:
+    assert _helper_annotation(body, call) == "set[TopicPartition]"

@@ -10,7 +10,8 @@ user's element type kept: ``set[TopicPartition]`` -> ``AbstractSet[TopicPartitio
 Annotations the base's type already satisfies stay as written (``Iterable[...]``,
 ``Collection[...]``, ``AbstractSet[...]``, and ``set[...]`` on kafka-python), and so does
 anything not plainly one of the collections below (a string, an alias, a union). Only the
-annotation changes: the callback gets what it got before, now typed as it is.
+annotation changes: the callback gets what it got before, now typed as it is (and so do the
+helpers it hands them to that only read them: :mod:`.partition_helpers`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from rebalance_guard._client_facts import ClientFacts
@@ -27,6 +28,7 @@ from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.partition_helpers import widen_helpers
 
 #: Collections no KIP-1306 listener base declares for the partitions (builtins by name).
 _SEQUENCES = frozenset(
@@ -108,6 +110,11 @@ def plan_partition_annotations(
         )
         plan.edit(Edit("replace_with_expression", span(annotation), value=collection + element))
         plan.unused_imports.append(span(head))  # ``List``: dropped if nothing else uses it
+        widen_helpers(fn, collection, partial(_names_one_of, wrong, facts), facts, plan)
+
+
+def _names_one_of(collections: frozenset[str], facts: FileFacts, node: ast.expr) -> bool:
+    return _qualname(node, facts) in collections
 
 
 def _qualname(node: ast.expr, facts: FileFacts) -> str | None:
