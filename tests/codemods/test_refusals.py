@@ -14,6 +14,7 @@ from rebalance_codemods.api import migrate_source
 
 from tests.codemods.test_assign_at_offsets import REASONS as ASSIGN_AT_OFFSETS_REASONS
 from tests.codemods.test_assign_committed import REASONS as ASSIGN_COMMITTED_REASONS
+from tests.codemods.test_assign_in_helper import REASONS as ASSIGN_IN_HELPER_REASONS
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
 from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
@@ -859,6 +860,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *LISTENER_BASE_REASONS,
             *ASSIGN_AT_OFFSETS_REASONS,
             *ASSIGN_COMMITTED_REASONS,
+            *ASSIGN_IN_HELPER_REASONS,
             *LISTENER_HELPER_REASONS,
             *ROLE_NAMED_REASONS,
         ]

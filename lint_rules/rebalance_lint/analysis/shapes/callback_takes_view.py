@@ -1,7 +1,8 @@
 """Shape: the callback's body, once its consumer parameter becomes the view.
 
 Every use of the consumer must be a call of a method the view offers (KIP-1306), a display,
-or a helper taking the view; a final assign/unassign is rewritten (:mod:`.assign_release`);
+or a helper taking the view; a final assign/unassign is rewritten (:mod:`.assign_release`;
+an assign ending a helper that ends the callback: :mod:`.assign_in_helper`);
 a callback (un)assigning through the registering consumer itself, decorated, of the wrong
 signature or async where the client is not, is refused with the step that fixes it."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from functools import partial
 
 from rebalance_guard._client_facts import ClientFacts
 
@@ -18,6 +20,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts, returned_value
 from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen, stage_widened
+from rebalance_lint.analysis.shapes.assign_in_helper import plan_assign_in_helper
 from rebalance_lint.analysis.shapes.assign_release import _plan_final
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
@@ -133,7 +136,12 @@ def _check_callback(
             and isinstance(call, ast.Call)
             and call.func is method
         ):
-            why = helper_refusal(ref, facts, lambda home: _view_call_ok(client, home), widen)
+            calls = partial(_view_call_ok, client)
+            why: str | None = ""
+            if rewrite:  # a helper ending the callback with its assign: seeks on the view
+                why = plan_assign_in_helper(callback, ref, client, calls, widen, facts, plan)
+            if why == "":  # not that shape: a helper taking the view?
+                why = helper_refusal(ref, facts, calls, widen)
             if why is None:
                 continue  # the helper gets the view and calls only what it offers
             return (

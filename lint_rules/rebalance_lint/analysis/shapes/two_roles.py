@@ -17,6 +17,7 @@ from rebalance_lint.analysis.confluent_callback import (
 )
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.assign_in_helper import helper_assigns
 
 
 def _second_role(first: _Callback, again: _Callback, facts: FileFacts) -> str | None:
@@ -30,6 +31,13 @@ def _second_role(first: _Callback, again: _Callback, facts: FileFacts) -> str | 
     consumer = _consumer_param(first)
     for ref in facts.bindings.references(consumer, consumer.arg) or ():
         method = facts.parent(ref)
+        assigns = helper_assigns(ref, facts)  # shapes/assign_in_helper.py
+        if assigns:
+            return (
+                f"{label} is registered for two roles and passes its consumer to a helper "
+                f"calling {ast.unparse(assigns[0].func)}() (line {assigns[0].lineno}), which "
+                "each role replaces differently; split it into one per role"
+            )
         if isinstance(method, ast.Attribute) and method.attr in _ASSIGNS | _UNASSIGNS:
             return (
                 f"{label} is registered for two roles and calls consumer.{method.attr}() "
