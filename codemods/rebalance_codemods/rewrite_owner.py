@@ -8,7 +8,7 @@ import libcst as cst
 from rebalance_lint.analysis.edits import Edit
 
 from rebalance_codemods.rewrite_base import _COMMA, Editor, NodeEdit, Replacement, _Finder
-from rebalance_codemods.rewrite_gather import _listener_params
+from rebalance_codemods.rewrite_gather import _lambda_method, _listener_params
 from rebalance_codemods.syntax import (
     drop_statement,
     find_arg,
@@ -58,6 +58,23 @@ def _keep_method(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
         return cst.FlattenSentinel([node, wrapper])
 
     return original, change
+
+
+def _lambda_methods(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """After the method the lambdas were written in, each lambda as a method of its class
+    (``gather``'s lambda method: the body a statement, the parameters annotated), one blank
+    line before each."""
+    methods = [
+        _lambda_method(finder.find(m.target, cst.Lambda), m, edit.annotation).with_changes(
+            leading_lines=[cst.EmptyLine(indent=False)]
+        )
+        for m in edit.lambdas
+    ]
+
+    def change(node: cst.CSTNode) -> Replacement:
+        return cst.FlattenSentinel([node, *methods])
+
+    return finder.find(edit.target, cst.FunctionDef), change
 
 
 def _add_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
@@ -170,4 +187,5 @@ EDITORS: dict[str, Editor] = {
     "add_base": _add_base,
     "listener_method": _listener_method,
     "keep_method": _keep_method,
+    "lambda_methods": _lambda_methods,
 }

@@ -19,6 +19,7 @@ from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETE
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
 from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
 from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
+from tests.codemods.test_owner_lambdas import REASONS as OWNER_LAMBDA_REASONS
 from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
 from tests.codemods.test_role_named_callbacks import REASONS as ROLE_NAMED_REASONS
 
@@ -863,6 +864,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *ASSIGN_IN_HELPER_REASONS,
             *LISTENER_HELPER_REASONS,
             *ROLE_NAMED_REASONS,
+            *OWNER_LAMBDA_REASONS,
         ]
     )
     missing = []

@@ -53,6 +53,7 @@ Action = Literal[
     "add_base",  # at a class: the name ``value`` appended to its bases
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
     "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
+    "lambda_methods",  # after a method: ``lambdas`` as methods of its class (``gather``'s)
     "drop_final",  # at the block holding statement ``target``: that statement goes
     "guard_imports",  # at a try: ``names`` (module, name, alias) imported after statement
     # ``other`` of its body, each except block then binding the lines of ``extra``

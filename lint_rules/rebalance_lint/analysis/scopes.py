@@ -54,8 +54,12 @@ class Bindings:
     # -- queries --------------------------------------------------------------------
     def binding(self, name: ast.Name) -> ast.AST | None:
         """The one node that binds ``name`` where it is used, or None if not exactly one."""
-        found = self._visible(self.scope_at[name], name.id)
+        found = self.visible(name)
         return found[0] if len(found) == 1 else None
+
+    def visible(self, name: ast.Name) -> list[ast.AST]:
+        """Every node that binds ``name`` where it is used (none: a builtin or unbound)."""
+        return self._visible(self.scope_at[name], name.id)
 
     def references(self, node: ast.AST, name: str) -> list[ast.Name] | None:
         """Every use of ``name`` as bound by ``node``'s own scope; None if bound twice there."""

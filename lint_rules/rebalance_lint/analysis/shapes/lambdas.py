@@ -3,7 +3,9 @@ to a name first and used nowhere else).
 
 A lambda becomes a method whose body is its expression, fully annotated, in the class with
 the functions, or without any just before the ``subscribe()`` statement (or in place of the
-lambda's assignment): the same function scope, so the names it closes over mean the same."""
+lambda's assignment): the same function scope, so the names it closes over mean the same. A
+lambda registered next to bound methods of the consumer's owner becomes a method of the owner
+instead (:mod:`.owner_lambdas`)."""
 
 from __future__ import annotations
 

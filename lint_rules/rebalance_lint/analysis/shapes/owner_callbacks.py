@@ -33,6 +33,12 @@ from rebalance_lint.analysis.shapes.callback_takes_view import (
 )
 from rebalance_lint.analysis.shapes.inherited_owner_callbacks import defining_ancestor
 from rebalance_lint.analysis.shapes.owner_assigns_itself import plan_owner_assigns
+from rebalance_lint.analysis.shapes.owner_lambdas import (
+    check_lambdas,
+    disguised_method,
+    plan_owner_lambdas,
+    stage_owner_lambdas,
+)
 from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     plan_stored_calls,
     registered_attr,
@@ -55,6 +61,7 @@ class _OwnerSites:
     client: ClientFacts
     roles: dict[str, str]  # on_assign... -> method name
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # (call, self name there)
+    lambdas: dict[str, ast.Lambda] = field(default_factory=dict)  # on_assign... -> its lambda
 
 
 def _collect_owner_site(
@@ -66,9 +73,14 @@ def _collect_owner_site(
 ) -> str | None:
     """Check a registration of ``self.<method>`` callbacks; planned per owner class later."""
     roles: dict[str, str] = {}
+    lambdas: dict[str, ast.Lambda] = {}  # each becomes a method of the owner (owner_lambdas)
+    receivers: list[ast.Name] = []
     owner: ast.ClassDef | None = None
     self_name = ""
     for keyword, value in present:
+        if isinstance(value, ast.Lambda) and disguised_method(value, facts) is None:
+            lambdas[keyword] = value
+            continue
         found = _owner_method(value, facts)
         if found is None:
             return (
@@ -77,6 +89,9 @@ def _collect_owner_site(
                 "here instead"
             )
         cls, self_name, name = found
+        attribute = disguised_method(value, facts) or value
+        assert isinstance(attribute, ast.Attribute) and isinstance(attribute.value, ast.Name)
+        receivers.append(attribute.value)
         if owner is not None and cls is not owner:
             return (
                 "the callbacks are methods of different classes; register methods of the "
@@ -89,20 +104,25 @@ def _collect_owner_site(
         if name in roles.values():
             return f"{name} is registered for two roles; split it into one method per role"
         roles[keyword] = name
-    assert owner is not None
+    assert owner is not None  # the dispatch sends only lambdas to the lambdas shape
+    reason = check_lambdas(lambdas, owner, receivers, client, facts)
+    if reason is not None:
+        return reason
     groups = owners.setdefault(owner, [])
     for group in groups:
-        if group.roles == roles and group.client is client:
+        if group.roles == roles and group.client is client and not lambdas | group.lambdas:
             group.calls.append((call, self_name))
             return None
-    groups.append(_OwnerSites(client, roles, [(call, self_name)]))
+    groups.append(_OwnerSites(client, roles, [(call, self_name)], lambdas))
     return None
 
 
 def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str, str] | None:
     """(owner class, the name its instance has at the call, method name) for ``self.<method>``
     in one of its methods, or ``vc.<method>`` with ``vc = Owner(...)`` bound once (REAL_WORLD.md:
-    another object's bound methods registered, ``on_assign=handler.on_assign``)."""
+    another object's bound methods registered, ``on_assign=handler.on_assign``); ``lambda c, p:
+    self.<method>(c, p)`` is ``self.<method>`` (:func:`.owner_lambdas.disguised_method`)."""
+    value = disguised_method(value, facts) or value
     if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
         return None
     owner = self_class(value.value, facts) or _instance_class(value.value, facts)
@@ -181,7 +201,7 @@ def _plan_owner_group(
                 f"self.{name} is not defined in {owner.name} itself (inherited or assigned); "
                 "define the callback in the class that registers it first"
             )
-        registered = {span(v) for call, _ in group.calls for v in _callback_values(call)}
+        registered = {span(v) for call, _ in group.calls for v in _callback_values(call, facts)}
         others: list[ast.AST] = [
             node for node in facts.index.attributes.get(name, []) if span(node) not in registered
         ]
@@ -213,6 +233,9 @@ def _plan_owner_group(
             reason = _delegation_blocked(function, getattr(others[0], "lineno", 0), facts)
             if reason is not None:
                 return reason
+    reason = plan_owner_lambdas(owner, group.lambdas, group.calls, client, facts, plan)
+    if reason is not None:
+        return reason
     for callback in callbacks:
         if callback.label in delegated:
             reason = _check_callback(callback, client, facts, plan, rewrite=False)
@@ -252,6 +275,7 @@ def _plan_owner_group(
         plan.edit(Edit("resubscribe", span(call), value=subscribe, extra=self_name))
         plan.sites += 1
         plan.planned.add(span(call))
+    stage_owner_lambdas(group.lambdas, protocol, facts, taken, plan)
     return None
 
 
@@ -275,9 +299,10 @@ def _only_dataclass(cls: ast.ClassDef, facts: FileFacts) -> bool:
     )
 
 
-def _callback_values(call: ast.Call) -> list[ast.expr]:
+def _callback_values(call: ast.Call, facts: FileFacts) -> list[ast.expr]:
+    """The values registered at ``call`` (``self.m`` for ``lambda c, p: self.m(c, p)``)."""
     return [
-        v
+        disguised_method(v, facts) or v
         for i, kw in enumerate(CONFLUENT_CALLBACKS)
         if (v := find_arg(call, kw, i + 1)) is not None
     ]
@@ -310,5 +335,6 @@ SHAPE = Shape(
         "tests/codemods/fixtures/owner_ignores_consumer_argument.py",
         "tests/codemods/fixtures/owner_mangled_positional.py",
         "tests/codemods/fixtures/refused_owner_shapes.py",
+        "tests/codemods/test_owner_lambdas.py",
     ),
 )
