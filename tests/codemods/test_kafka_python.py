@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from libcst.codemod import CodemodTest
+from rebalance_codemods.api import migrate_source
 from rebalance_codemods.commands import MigrateKafkaPython, MigrateRebalanceListeners
 
 
@@ -104,7 +107,10 @@ class TestKafkaPython(CodemodTest):
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
-    def test_consumer_used_outside_the_callbacks_is_kept_and_reported(self) -> None:
+    def test_consumer_used_only_outside_the_callbacks_is_kept_silently(self) -> None:
+        """``lag()`` is no callback and nothing in the class calls it (the poll loop does):
+        the consumer stays for it, the callbacks use the view, and nothing is left to do by
+        hand (KRB201 is fixed; test_a_consumer_a_callback_may_reach_stays_reported below)."""
         before = """
             from kafka import KafkaConsumer
             from kafka.consumer.subscription_state import ConsumerRebalanceListener as CRL
@@ -152,11 +158,49 @@ class TestKafkaPython(CodemodTest):
                 set_rebalance_listener(consumer, Listener(consumer))
                 consumer.subscribe(["a"], None)
         """
-        warning = (
-            "6: manual: the consumer injected into Listener() is also used at line 16; kept "
-            "(the callbacks now use the view), remove it by hand"
-        )
-        self.assertCodemod(before, after, expected_warnings=[warning])
+        self.assertCodemod(before, after, expected_warnings=[])
+
+    def test_a_consumer_a_callback_may_reach_stays_reported(self) -> None:
+        """``lag()`` is named in the class (a callback may call it through another method),
+        or a callback hands on its ``self``: the kept consumer may be used during a
+        rebalance, so the note stays."""
+        for extra, callback in (
+            ("return self.lag()", "pass"),
+            ("pass", "report(self)"),
+        ):
+            before = f"""
+            from kafka import KafkaConsumer
+            from kafka.consumer.subscription_state import ConsumerRebalanceListener as CRL
+
+
+            class Listener(CRL):
+                def __init__(self, consumer):
+                    self.consumer = consumer
+
+                def on_partitions_revoked(self, revoked):
+                    self.consumer.commit()
+
+                def on_partitions_assigned(self, assigned):
+                    {callback}
+
+                def lag(self):
+                    return self.consumer.metrics()
+
+                def other(self):
+                    {extra}
+
+
+            def main():
+                consumer = KafkaConsumer(group_id="g")
+                consumer.subscribe(["a"], listener=Listener(consumer))
+            """
+            result = migrate_source(textwrap.dedent(before).encode(), "app.py")
+            assert result.status == "ok", result
+            reasons = [m.reason for m in result.manual]
+            assert reasons == [
+                "the consumer injected into Listener() is also used at line 17; kept "
+                "(the callbacks now use the view), remove it by hand"
+            ], reasons
 
     def test_listener_from_another_module_is_registered_with_set_rebalance_listener(self) -> None:
         before = """

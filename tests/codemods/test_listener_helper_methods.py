@@ -224,19 +224,16 @@ def test_what_cannot_be_proven_keeps_the_injection_and_names_the_use(
     assert manual == [(line, reason)]
 
 
-def test_a_use_outside_any_helper_keeps_todays_message() -> None:
-    """A method no callback calls uses the consumer: not this shape; the helper stays as it
-    was too (the injection it would need is kept anyway)."""
+def test_a_use_outside_any_helper_keeps_the_injection_silently() -> None:
+    """A method no callback calls, nor anything in the class, uses the consumer (the poll
+    loop's ``lag()``): not this shape; the consumer stays for it, the callbacks use the view,
+    nothing is left to do by hand (KRB201 fixed: shapes/injected_consumer.py)."""
     source = _base(extra="\ndef lag(self):\n    return self.consumer.metrics()\n")
     after, manual = _migrate(source)
-    assert manual == [
-        (
-            9,
-            "the consumer injected into Restore() is also used at line 24; kept (the callbacks now use the view), remove it by hand",
-        )
-    ]
-    assert "            self.consumer.seek(tp, 0)\n" in after
-    assert "        self._restore(assigned)\n" in after
+    assert manual == []
+    assert "        self.consumer = consumer\n" in after  # kept for lag()
+    assert "            consumer.seek(tp, 0)\n" in after  # the helper takes the view
+    assert "        self._restore(assigned, consumer=consumer)\n" in after
 
 
 #: What ``tests/codemods/test_refusals.py`` counts as covered for this shape's refusals.

@@ -89,6 +89,13 @@ def _plan_injection(
     other_uses = (
         _uses_outside(cls, attr, param, init, views, facts, covered) if tupled is None else None
     )
+    kept_outside = (  # the consumer stays for non-callback uses only: nothing by hand
+        tupled is None
+        and other_uses is not None
+        and attr is not None
+        and blocked is None
+        and _outside_only(cls, attr[0], views, facts, covered)
+    )
     blocked = blocked if tupled is None and other_uses is None else None
     if tupled is not None:
         plan.refuse(
@@ -96,6 +103,10 @@ def _plan_injection(
             f"the consumer injected into {cls.name}() is stored with other values at line "
             f"{tupled[1].lineno}; kept (the callbacks now use the view), remove it by hand",
         )
+    elif kept_outside:
+        if helper_plan is not None:  # the methods the callbacks call take the view too
+            plan.merge(helper_plan)
+        plan.planned.add(span(param))  # KRB201 fixed: no callback reaches the kept consumer
     elif other_uses is not None:
         plan.refuse(
             param.lineno,
@@ -248,6 +259,51 @@ def _uses_outside(
             continue
         return node.lineno
     return None
+
+
+def _outside_only(
+    cls: ast.ClassDef,
+    name: str,
+    views: dict[Function, str],
+    facts: FileFacts,
+    covered: frozenset[ast.AST],
+) -> bool:
+    """Whether every use of ``self.<name>`` outside the callbacks and ``covered`` is in a
+    method of ``cls`` that nothing in the class names (``self.lag()`` would let a callback
+    reach it), nor a callback: what the poll loop or the application calls, never a callback
+    (``def lag(self): return self._c.position(tp)``), and no callback hands on its ``self``.
+    The consumer stays for those; the callbacks use the view, so KRB201's concern is gone
+    and nothing is left to do by hand."""
+    for fn in views:  # a callback handing on its self may reach any method
+        me = first_param(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and node.id == me:
+                parent = facts.parent(node)
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    return False
+    inside = {node for fn in views for node in _attributes_in(fn)} | set(covered)
+    methods = {
+        fn.name: fn for fn in cls.body if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    named = {
+        node.attr
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+    } | {node.id for node in ast.walk(cls) if isinstance(node, ast.Name)}
+    for node in facts.index.attributes.get(name, []):
+        if node in inside or isinstance(node.ctx, ast.Store):
+            continue
+        method = next(
+            (a for a in facts.bindings.ancestors(node) if isinstance(a, _FUNCTIONS)), None
+        )
+        if method is None or methods.get(method.name) is not method:
+            return False  # another class's, a nested function's, the module's: not followed
+        if method in views or method.name in named or self_attr(node, first_param(method)) != name:
+            return False
+    return True
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _another_classes_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> bool:
