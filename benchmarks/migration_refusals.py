@@ -364,20 +364,34 @@ def type_check(migrated: list[tuple[str, bytes, bytes]]) -> int:
                         break
                     (level / "__init__.py").write_bytes(b"")
                 (root / name).write_bytes(source)
-        worse = {
-            "mypy --strict": added(mypy_errors(before), mypy_errors(after)),
-            "pyright": added(pyright_errors(before), pyright_errors(after)),
+        runs = {
+            "mypy --strict": (mypy_errors(before), mypy_errors(after)),
+            "pyright": (pyright_errors(before), pyright_errors(after)),
         }
+        worse = {tool: added(*pair) for tool, pair in runs.items()}
     files = {name for found in worse.values() for name in found}
+    # an error of one code became one of another on a rewritten line (``self.consumer = None``
+    # in __init__: "None has no attribute subscribe" becomes subscribe()'s arg-type): the file
+    # has no more errors in all than before, by either tool
+    moved = {
+        name
+        for name in files
+        if all(
+            sum(after_run.get(name, {}).values()) <= sum(before_run.get(name, {}).values())
+            for before_run, after_run in runs.values()
+        )
+    }
     print(
         f"type checks of the {len(migrated)} migrated files: {len(files)} with an error the "
-        "migration added"
+        f"migration added ({len(moved)} of them with no more errors in all than before: "
+        "an error's code changed)"
     )
     for tool, found in worse.items():
         print(f"  {tool}: {len(found)} files")
         for name, codes in sorted(found.items()):
             listed = ", ".join(f"{code} +{n}" for code, n in sorted(codes.items()))
-            print(f"    {names[name]}: {listed}")
+            note = " (no more errors in all)" if name in moved else ""
+            print(f"    {names[name]}: {listed}{note}")
     return len(files)
 
 
