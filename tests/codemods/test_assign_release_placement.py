@@ -109,3 +109,34 @@ def test_a_deleted_consumer_parameter_is_no_use() -> None:
     assert not result.manual, result.manual
     assert result.new_source is not None
     assert "del consumer\n        self.caches.clear()" in result.new_source.decode()
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        ("partitions.append(TopicPartition('other', 0))", 18),
+        ("partitions[:] = [p for p in partitions if p.partition % 2]", 18),
+        ("del partitions[0]", 18),
+        ("ps = partitions", 18),
+    ],
+)
+def test_an_assign_of_a_list_the_callback_changed_is_manual(change: str, line: int) -> None:
+    """Raw confluent assigns the changed list (an extra partition, fewer partitions); the
+    adapter assigns the partitions the group gave, as given: a seek per item would lose the
+    change (found by the assign_in_helper shape's author, 2026-11-27)."""
+    result = _migrate(assign=f"{change}\n        consumer.assign(partitions)")
+    assert result.new_source is None
+    reason = (
+        f"on_assign changes or aliases its partitions list first (line {line}), which the "
+        "adapter assigns after the callback as it was given; leave the list as it is (pause on "
+        "the view what is not to be consumed), then run migrate again (line 19)"
+    )
+    assert reason in [m.reason for m in result.manual], result.manual
+
+
+def test_an_assign_of_a_list_only_reordered_or_its_items_moved_migrates() -> None:
+    """Sorting it, or setting each item's offset, leaves the partitions the group gave."""
+    for change in ("partitions.sort(key=lambda p: p.partition)", "for p in partitions:\n            p.offset = 0"):
+        result = _migrate(assign=f"{change}\n        consumer.assign(partitions)")
+        assert not result.manual, (change, result.manual)
+        assert result.new_source is not None

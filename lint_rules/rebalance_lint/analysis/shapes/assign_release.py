@@ -19,7 +19,12 @@ from rebalance_lint.analysis.shapes.assign_at_offsets import (
     bound_at_offsets,
     plan_bound_at_offsets,
 )
-from rebalance_lint.analysis.shapes.assign_at_times import assigned_answer, plan_answer
+from rebalance_lint.analysis.shapes.assign_at_times import (
+    assigned_answer,
+    changes_list,
+    parameters,
+    plan_answer,
+)
 from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
 from rebalance_lint.analysis.shapes.displayed_consumer import only_text_after
 
@@ -46,6 +51,13 @@ def _tail_statement(
         if not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
             return None
         node = owner
+
+
+def at_line(reason: str, line: int) -> str:
+    """A :func:`_plan_final` reason as a refusal: the call's line, and "migrate it by hand"
+    unless the reason names its own next step."""
+    step = "" if reason.endswith("then run migrate again") else "; migrate it by hand"
+    return f"{reason} (line {line}){step}"
 
 
 def _plan_final(
@@ -115,6 +127,16 @@ def _plan_final(
         )
         if callback.keyword != "on_assign" or not (arg_ok or at_offsets):
             return f"consumer.{name}() does not assign exactly the callback's partitions"
+        plain = isinstance(call.args[0], ast.Name) and call.args[0].id == partitions
+        if plain and not isinstance(function, ast.Lambda):
+            changed = changes_list(parameters(function, partitions)[1], function, facts)
+            if changed is not None:  # partitions.append(...): the adapter assigns as given
+                return (
+                    f"{callback.label} changes or aliases its {partitions} list first (line "
+                    f"{changed}), which the adapter assigns after the callback as it was "
+                    "given; leave the list as it is (pause on the view what is not to be "
+                    "consumed), then run migrate again"
+                )
         loop_var = "partition" if partitions != "partition" else "tp"
         if not isinstance(function, ast.Lambda):
             plan.edit(Edit("seek_loop", span(last), value=partitions, extra=loop_var))

@@ -21,7 +21,7 @@ from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen, stage_widened
 from rebalance_lint.analysis.shapes.assign_in_helper import plan_assign_in_helper
-from rebalance_lint.analysis.shapes.assign_release import _plan_final
+from rebalance_lint.analysis.shapes.assign_release import _plan_final, at_line
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
@@ -160,7 +160,7 @@ def _check_callback(
                 "the view's; move that call out of it first"
             )
             if reason is not None:
-                return f"{reason} (line {line}); migrate it by hand"
+                return at_line(reason, line)
         elif name not in client.view_methods:
             return (
                 f"{label} calls consumer.{name}() (line {line}), which the rebalance view "

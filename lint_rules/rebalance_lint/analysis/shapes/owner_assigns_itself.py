@@ -25,7 +25,7 @@ from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import FileFacts, self_attr, self_class
 from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
-from rebalance_lint.analysis.shapes.assign_release import _plan_final
+from rebalance_lint.analysis.shapes.assign_release import _plan_final, at_line
 from rebalance_lint.analysis.shapes.callback_takes_view import _assigns_itself
 from rebalance_lint.analysis.shapes.owner_stored_consumer import registered_attr
 
@@ -73,7 +73,7 @@ def plan_owner_assigns(
         why = _plan_final(callback, node, name, partitions.arg, facts, plan)
         if why is not None:  # assign_release's reason, naming the call as written
             why = why.replace(f"consumer.{name}()", f"{own_self}.{attr}.{name}()", 1)
-            return f"{why} (line {node.lineno}); migrate it by hand"
+            return at_line(why, node.lineno)
         if name in _ASSIGNS:  # the seek loop seeks on the view, the callback's consumer
             plan.edit(Edit("replace_with_name", span(node.func.value), value=consumer.arg))
     return None
