@@ -165,3 +165,77 @@ def test_the_migrated_fixture_runs_under_its_decorator() -> None:
     assert harness.commits == [{t0: 5}]  # the bare commit, on the view
     assert migrated.owned == set()
     assert not migrated.METRICS_LOCK.locked()
+
+
+CONFLUENT = """
+import functools
+import threading
+
+from confluent_kafka import Consumer
+
+LOCK = threading.Lock()
+calls = []
+
+
+def synchronized(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with LOCK:
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@synchronized
+def on_assign(consumer, partitions):
+    calls.append(("assigned", [p.partition for p in partitions]))
+
+
+class Worker:
+    def __init__(self):
+        self.consumer = Consumer({"group.id": "g"})
+
+    @synchronized
+    def on_revoke(self, consumer, partitions):
+        calls.append(("revoked", consumer.commit(asynchronous=False)))
+
+    def run(self):
+        self.consumer.subscribe(["t"], on_revoke=self.on_revoke)
+
+
+def main():
+    consumer = Consumer({"group.id": "h"})
+    consumer.subscribe(["t"], on_assign=on_assign)
+"""
+
+
+def test_confluent_callbacks_under_a_pass_through_decorator_migrate_and_run() -> None:
+    """confluent's callbacks too (callback_takes_view asks the same decision): a decorated
+    def gathered into the listener class and an owner's decorated method renamed in place
+    keep their decorator; the migrated module, driven by confluent's listener harness, runs
+    them with the view through the wrappers."""
+    from confluent_kafka import TopicPartition
+    from rebalance_guard.testing.confluent_kafka import ListenerHarness
+
+    result = migrate_source(CONFLUENT.encode(), "worker.py")
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    for method in ("on_partitions_assigned", "on_partitions_revoked"):
+        signature = f"def {method}(self, partitions, consumer: RebalanceConsumer):"
+        assert f"    @synchronized\n    {signature}\n" in new
+    assert migrate_source(result.new_source, "worker.py").new_source is None  # idempotent
+
+    namespace: dict[str, object] = {"__name__": "migrated_worker"}
+    exec(compile(new, "worker.py", "exec"), namespace)  # defines; creates no consumer
+    calls = namespace["calls"]
+    assert isinstance(calls, list)
+    t0 = TopicPartition("t", 0)
+    gathered = ListenerHarness(namespace["RebalanceCallbacks"]())  # type: ignore[operator]
+    gathered.assign([t0])
+    owner = ListenerHarness(namespace["Worker"]())  # type: ignore[operator]
+    owner.set_committed({t0: 3})
+    owner.assign([t0])
+    owner.revoke()
+    assert calls[0] == ("assigned", [0])
+    assert calls[-1][0] == "revoked"
+    assert not namespace["LOCK"].locked()  # type: ignore[attr-defined]

@@ -26,6 +26,10 @@ from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_ste
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
 from rebalance_lint.analysis.shapes.helpers_take_view import helper_refusal, offered_by_view
+from rebalance_lint.analysis.shapes.transparent_decorators import (
+    decorated_refusal,
+    passes_calls_through,
+)
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
 
 
@@ -76,11 +80,13 @@ def _check_callback(
     fn = callback.function
     label = callback.label
     args = fn.args
-    if not isinstance(fn, ast.Lambda) and fn.decorator_list and not callback.static:
-        return (
-            f"{label} is decorated; the codemod cannot know what the decorator expects; "
-            "migrate by hand"
-        )
+    if (
+        not isinstance(fn, ast.Lambda)
+        and fn.decorator_list
+        and not callback.static
+        and not passes_calls_through(fn, facts)
+    ):
+        return decorated_refusal(label)
     is_async = isinstance(fn, ast.AsyncFunctionDef)
     if client.async_callbacks and not is_async:
         return (

@@ -152,9 +152,9 @@ def _value_returned_or_dropped(wrapper: Function, call: ast.Call, is_async: bool
 
 SHAPE = Shape(
     name="transparent decorators",
-    planner="confluent",
+    planner="shared",
     recognises=(
-        "a callback decorated with module-level def d(fn) returning a wrapper(*args, **kwargs) "
+        "a callback (confluent's or a listener's method) decorated with module-level def d(fn) returning a wrapper(*args, **kwargs) "
         "(functools.wraps at most) that only calls fn(*args, **kwargs) once"
     ),
     plan="none: the callback migrates as if undecorated, keeping its decorators",
