@@ -67,6 +67,15 @@ PASSING = {
     """,
 }
 
+PASSING["reads-self-on-a-method"] = """
+    def deco(method):
+        @wraps(method)
+        def call(self, *args, **kwargs):
+            with self.lock:
+                return method(self, *args, **kwargs)
+        return call
+"""
+
 REFUSED = {
     # reads the arguments: it would see the view where it saw the partitions
     "reads-arguments": """
@@ -98,6 +107,14 @@ REFUSED = {
             def wrapper(*args, **kwargs):
                 result = fn(*args, **kwargs)
                 print(result)
+            return wrapper
+    """,
+    # self rebound before it is passed on: not the instance any more
+    "rebinds-self": """
+        def deco(fn):
+            def wrapper(self, *args, **kwargs):
+                self = self.other
+                return fn(self, *args, **kwargs)
             return wrapper
     """,
     # a factory: what it returns is not read here
@@ -239,3 +256,20 @@ def test_confluent_callbacks_under_a_pass_through_decorator_migrate_and_run() ->
     assert calls[0] == ("assigned", [0])
     assert calls[-1][0] == "revoked"
     assert not namespace["LOCK"].locked()  # type: ignore[attr-defined]
+
+
+def test_a_wrapper_reading_its_first_argument_refuses_a_def_that_becomes_a_method() -> None:
+    """On confluent's ``def on_assign(consumer, partitions)`` the wrapper's first argument is
+    the consumer before the migration and the listener after it: reading it (``self.lock``)
+    would change; only passing it on is the same (the method case reads the instance both
+    times: PASSING["reads-self-on-a-method"])."""
+    decorator = textwrap.dedent(PASSING["reads-self-on-a-method"])
+    source = (
+        "from functools import wraps\nfrom confluent_kafka import Consumer\n"
+        + decorator
+        + "\n@deco\ndef on_assign(consumer, partitions):\n    print(partitions)\n\n"
+        + 'c = Consumer({"group.id": "g"})\nc.subscribe(["t"], on_assign=on_assign)\n'
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert [m.reason for m in result.manual] == [decorated_refusal("on_assign")]
+    assert result.new_source is None

@@ -84,7 +84,7 @@ def _check_callback(
         not isinstance(fn, ast.Lambda)
         and fn.decorator_list
         and not callback.static
-        and not passes_calls_through(fn, facts)
+        and not passes_calls_through(fn, facts, method=callback.method)
     ):
         return decorated_refusal(label)
     is_async = isinstance(fn, ast.AsyncFunctionDef)

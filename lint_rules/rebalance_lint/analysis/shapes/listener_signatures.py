@@ -22,7 +22,7 @@ from rebalance_lint.analysis.shapes.transparent_decorators import (
 def _callback_shape(fn: Function, client: ClientFacts, facts: FileFacts) -> str | None:
     args = fn.args
     label = fn.name
-    if fn.decorator_list and not passes_calls_through(fn, facts):
+    if fn.decorator_list and not passes_calls_through(fn, facts, method=True):
         return decorated_refusal(label)
     if isinstance(fn, ast.AsyncFunctionDef) and not client.async_callbacks:
         return (

@@ -15,8 +15,11 @@ source: a module-level ``def d(fn)`` whose body is one ``def wrapper(*args, **kw
 ``(self, *args, **kwargs)``), decorated at most with ``functools.wraps(fn)``, and
 ``return wrapper``; the wrapper uses ``fn``, ``args`` and ``kwargs`` only in one call
 ``fn(*args, **kwargs)`` (``fn(self, *args, **kwargs)``), awaited when the wrapper is async,
-whose value it returns or drops. Any other decorator (a factory ``@d(...)``, an imported one,
-one that reads or changes the arguments) still refuses the callback, which says why."""
+whose value it returns or drops. On a method, which stays a method, the wrapper may also read
+its ``self`` (``with self.metrics_lock:``): the instance before and after; on a def that
+becomes a method its first argument was the consumer, so there it must only be passed on.
+Any other decorator (a factory ``@d(...)``, an imported one, one that reads or changes the
+arguments) still refuses the callback, which says why."""
 
 from __future__ import annotations
 
@@ -28,11 +31,13 @@ from rebalance_lint.analysis.shape import Shape
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def passes_calls_through(fn: Function, facts: FileFacts) -> bool:
+def passes_calls_through(fn: Function, facts: FileFacts, *, method: bool) -> bool:
     """Whether every decorator of ``fn`` is one of the file's pass-through wrappers of the
-    same kind (async for an async callback), so ``fn``'s signature may change under it."""
+    same kind (async for an async callback), so ``fn``'s signature may change under it.
+    ``method``: ``fn`` is a method before and after (its first argument the instance both
+    times), so a wrapper's ``self`` may be read too (``with self.lock:``)."""
     return bool(fn.decorator_list) and all(
-        _transparent(decorator, isinstance(fn, ast.AsyncFunctionDef), facts)
+        _transparent(decorator, isinstance(fn, ast.AsyncFunctionDef), method, facts)
         for decorator in fn.decorator_list
     )
 
@@ -48,7 +53,7 @@ def decorated_refusal(label: str) -> str:
     )
 
 
-def _transparent(decorator: ast.expr, is_async: bool, facts: FileFacts) -> bool:
+def _transparent(decorator: ast.expr, is_async: bool, method: bool, facts: FileFacts) -> bool:
     if not isinstance(decorator, ast.Name):
         return False
     found = facts.bindings.binding(decorator)
@@ -72,7 +77,7 @@ def _transparent(decorator: ast.expr, is_async: bool, facts: FileFacts) -> bool:
     wrapped = args.args[0].arg
     if not all(_is_wraps(d, wrapped, facts) for d in wrapper.decorator_list):
         return False
-    return _passes_through(wrapper, wrapped, is_async)
+    return _passes_through(wrapper, wrapped, is_async, method)
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
@@ -89,7 +94,7 @@ def _is_wraps(decorator: ast.expr, wrapped: str, facts: FileFacts) -> bool:
     return facts.imports.resolve(decorator.func) == "functools.wraps"
 
 
-def _passes_through(wrapper: Function, wrapped: str, is_async: bool) -> bool:
+def _passes_through(wrapper: Function, wrapped: str, is_async: bool, method: bool) -> bool:
     """The wrapper's parameters are ``(*args, **kwargs)`` or ``(self, *args, **kwargs)``,
     used (with ``fn``) only in one ``fn(<the same>)`` call, awaited if the wrapper is async,
     whose value is returned or dropped."""
@@ -101,11 +106,17 @@ def _passes_through(wrapper: Function, wrapped: str, is_async: bool) -> bool:
     names = [a.arg for a in args.args] + [args.vararg.arg, args.kwarg.arg]
     if wrapped in names:
         return False
+    free = {args.args[0].arg} if method and args.args else set()  # the instance: read freely
+    if any(
+        isinstance(node, ast.Name) and node.id in free and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(wrapper)
+    ):
+        return False  # rebound: no longer the instance
     uses = [
         node
         for statement in wrapper.body
         for node in ast.walk(statement)
-        if isinstance(node, ast.Name) and node.id in {wrapped, *names}
+        if isinstance(node, ast.Name) and node.id in {wrapped, *names} - free
     ]
     calls = [
         node
@@ -115,7 +126,7 @@ def _passes_through(wrapper: Function, wrapped: str, is_async: bool) -> bool:
         and isinstance(node.func, ast.Name)
         and node.func.id == wrapped
     ]
-    if len(calls) != 1 or len(uses) != len(names) + 1:
+    if len(calls) != 1 or len(uses) != len(names) - len(free) + 1:
         return False  # fn used once, each parameter once: all of them in that call
     call = calls[0]
     positional = [a.arg for a in args.args]
@@ -154,8 +165,9 @@ SHAPE = Shape(
     name="transparent decorators",
     planner="shared",
     recognises=(
-        "a callback (confluent's or a listener's method) decorated with module-level def d(fn) returning a wrapper(*args, **kwargs) "
-        "(functools.wraps at most) that only calls fn(*args, **kwargs) once"
+        "a callback (confluent's or a listener's method) decorated with module-level def "
+        "d(fn) returning a wrapper(*args, **kwargs) (functools.wraps at most) that only calls "
+        "fn(*args, **kwargs) once"
     ),
     plan="none: the callback migrates as if undecorated, keeping its decorators",
     fixtures=(
