@@ -127,7 +127,11 @@ def _check_callback(
     consumer, partitions = args.args[offset : offset + 2]
     refs = facts.bindings.references(consumer, consumer.arg)
     part_refs = facts.bindings.references(partitions, partitions.arg)
-    if refs is None or part_refs is None:
+    if refs is None or (part_refs is None and _releases_or_assigns(fn)):
+        # the view must be every use of the consumer; an (un)assign of the partitions must
+        # be of the list the callback got (its rewrite seeks or drops exactly that list);
+        # ``partitions = consumer.committed(partitions)`` alone changes nothing the
+        # migration relies on
         return f"{label} rebinds its consumer or partitions parameter; use a new name first"
     widen = Widen(frozenset(f"{client.consumer_module}.{c}" for c in client.consumer_classes))
     for ref in refs:
@@ -179,6 +183,16 @@ def _check_callback(
             )
     stage_widened(widen, client.guard_module, facts, plan)
     return None
+
+
+def _releases_or_assigns(fn: ast.AST) -> bool:
+    """Whether the callback calls an (un)assign method on anything."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ASSIGNS | _UNASSIGNS
+        for node in ast.walk(fn)
+    )
 
 
 def _view_call_ok(client: ClientFacts, facts: FileFacts) -> Callable[[ast.Call, str], bool]:
