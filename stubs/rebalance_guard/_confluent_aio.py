@@ -106,7 +106,7 @@ class AIOConfluentRebalanceView(StagingView, AsyncView):
     async def _resolve(self, unknown: list[TopicPartition]) -> dict[Key, tuple[int, int]]:
         """As the sync view's: fill in unknown positions, return the watermarks read."""
         committed: list[TopicPartition] = await _answer_or(
-            self._target.committed(copies(unknown), 10), []
+            self._target.committed(copies(unknown), self._fetch_timeout()), []
         )
         marks: dict[Key, tuple[int, int]] = {}
         for partition in self._to_reset(unknown, committed):

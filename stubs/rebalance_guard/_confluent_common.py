@@ -52,6 +52,17 @@ def _as_given(partition: TopicPartition) -> TopicPartition:
     return TopicPartition(partition.topic, partition.partition, partition.offset, **extra)
 
 
+#: How long a view waits for librdkafka's committed offsets in an assignment callback.
+FETCH_TIMEOUT_S = 10.0
+#: ... and in a revocation (revoked or lost): librdkafka answers no offset fetch from the
+#: revocation its own ``close()`` runs (the group waits for that callback to return; every
+#: other call the view makes there answers at once: tests/integration/
+#: test_confluent_kafka_bare_commit_in_close.py), and no callback can tell that revocation
+#: from a rebalance's, where the answer takes milliseconds. Unanswered, the view goes on as
+#: raw confluent does: no start offset committed, the position unknown.
+REVOCATION_FETCH_TIMEOUT_S = 1.0
+
+
 class StagingView(ExpiringView):
     """A view that stages seeks and (un)pauses of the incoming partitions of an assignment.
 
@@ -74,6 +85,12 @@ class StagingView(ExpiringView):
         self._seeks: dict[Key, TopicPartition] = {}
         self._paused: dict[Key, None] = {}  # ordered set
         self._reset = reset  # where a partition without a committed offset starts (reset_of)
+
+    def _fetch_timeout(self) -> float:
+        """How long to wait for committed offsets here (:data:`REVOCATION_FETCH_TIMEOUT_S`)."""
+        if self._callback.rpartition(".")[2] == "on_partitions_assigned":  # "Listener.<event>"
+            return FETCH_TIMEOUT_S
+        return REVOCATION_FETCH_TIMEOUT_S
 
     def _stage_seek(self, partition: TopicPartition) -> bool:
         """Record a seek on an incoming partition (True), or leave it to the consumer."""

@@ -105,7 +105,7 @@ class ConfluentRebalanceView(StagingView):
         watermarks read for the partitions with no committed offset."""
         target = self._target
         committed: list[TopicPartition] = _answer_or(
-            lambda: target.committed(copies(unknown), 10), []
+            lambda: target.committed(copies(unknown), self._fetch_timeout()), []
         )
         marks: dict[Key, tuple[int, int]] = {}
         for partition in self._to_reset(unknown, committed):

@@ -1,18 +1,18 @@
-"""OPEN BUG (runtime, found by test_migrated_shapes_on_broker_2.py; left failing on purpose, not
-xfail): a bare ``commit()`` on the view in the revocation that librdkafka's ``close()`` runs
-blocks ``close()`` for 10 s when an owned partition has no consumed position.
+"""A bare ``commit()`` on the view in the revocation that librdkafka's ``close()`` runs must not
+stall ``close()`` (found by test_migrated_shapes_on_broker_2.py, 2026-11-27: it took 10.0 s).
 
 The codemod migrates every confluent program to ``subscribe(consumer, topics, listener)`` on
 the user's plain ``confluent_kafka.Consumer``, whose ``close()`` is librdkafka's: its revocation
-runs inside the close. The view's bare ``commit()`` (``_confluent_sync.py``,
-``ConfluentRebalanceView.commit`` -> ``_commit_starts`` -> ``_resolve``) asks
-``committed(..., 10)`` for every owned partition without a position, and librdkafka no longer
-answers offset fetches once the consumer is closing (the module docstring says so), so the
-commit waits the whole 10 s and then commits nothing (``[]``). Nothing consumed since the
-assignment is enough: an idle partition, or an eager rebalance with no new messages since.
-Raw confluent-kafka closes at once (its bare ``commit(asynchronous=False)`` raises
-``_NO_OFFSET``); rebalance_guard's drop-in ``Consumer`` revokes before librdkafka's close and
-is not affected. Here: an empty topic, assigned, closed.
+runs inside the close. The view's bare ``commit()`` also commits the start offset of each owned
+partition nothing was consumed from and nothing is committed for (Java's ``commitSync()``), for
+which it asks librdkafka's committed offsets; librdkafka answers no offset fetch from inside its
+own close (every other call answers at once), and no callback can tell that revocation from a
+rebalance's. So a revocation waits ``REVOCATION_FETCH_TIMEOUT_S`` (1 s) for them, not the 10 s
+an assignment waits, then goes on as raw confluent does (_confluent_common.py). Nothing consumed
+since the assignment is enough to get there: an idle partition, or an eager rebalance with no
+new messages since. Raw confluent-kafka closes at once (its bare ``commit(asynchronous=False)``
+raises ``_NO_OFFSET``); rebalance_guard's drop-in ``Consumer`` revokes before librdkafka's close
+(and commits the start offsets there). Here: an empty topic, assigned, closed.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ def test_raw_confluent_closes_at_once(broker: Broker) -> None:
 def test_bare_commit_in_the_closing_revocation_does_not_stall_close(
     broker: Broker, kind: str
 ) -> None:
-    """BUG for ``plain_consumer_subscribe`` (what every migrated confluent program runs):
-    ``close()`` takes 10.0 s and the commit returns ``[]``; ``drop_in_consumer`` passes (its
-    revocation runs before librdkafka's close, and commits the start offsets)."""
+    """``plain_consumer_subscribe`` (what every migrated confluent program runs) took 10.0 s
+    before the revocation's shorter wait; ``drop_in_consumer`` revokes before librdkafka's
+    close, and commits the start offsets there."""
     topic = broker.create_topic(2)
     conf = config(broker, protocol="eager")
     listener = BareCommit()
