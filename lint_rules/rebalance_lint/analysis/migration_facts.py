@@ -276,6 +276,32 @@ def self_class(expr: ast.expr, facts: FileFacts) -> ast.ClassDef | None:
     return None
 
 
+def stored_once(value: ast.Attribute, facts: FileFacts) -> ast.Call | None:
+    """The ``Cls(...)`` call ``self.<attr>`` holds when the file stores ``.<attr>`` exactly
+    once, as ``self.<attr> = Cls(...)`` in a method of the class ``value``'s ``self`` is of
+    (real code keeps a listener or a rebalance handler that way: ``self._rebalance_handler =
+    RebalanceHandler(...)``)."""
+    owner = self_class(value.value, facts)
+    if owner is None:
+        return None
+    stores = [
+        node
+        for node in facts.index.attributes.get(value.attr, [])
+        if isinstance(node.ctx, ast.Store | ast.Del)
+    ]
+    store = stores[0] if len(stores) == 1 else None
+    assign = facts.parent(store) if store is not None else None
+    if (
+        store is None
+        or self_class(store.value, facts) is not owner
+        or not isinstance(assign, ast.Assign)
+        or assign.targets != [store]
+        or not isinstance(assign.value, ast.Call)
+    ):
+        return None
+    return assign.value
+
+
 def takes_no_self(decorator: ast.expr) -> bool:
     """``@staticmethod``/``@classmethod`` (however spelled): the method has no ``self``."""
     name = decorator.func if isinstance(decorator, ast.Call) else decorator

@@ -13,7 +13,7 @@ from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 
 from rebalance_lint.analysis.listener_state import _State
 from rebalance_lint.analysis.migration_expressions import is_none
-from rebalance_lint.analysis.migration_facts import FileFacts, self_class
+from rebalance_lint.analysis.migration_facts import FileFacts, self_class, stored_once
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.optional_listeners import (
     holder_loads,
@@ -28,28 +28,11 @@ from rebalance_lint.analysis.shapes.optional_listeners import (
 def _attribute_creation(value: ast.Attribute, state: _State) -> ast.Call | None:
     """``listener=self._listener`` where the file stores ``._listener`` exactly once, as
     ``self._listener = Cls(...)`` in a method of the same class (real code keeps the listener
-    to read its state: ``self._assignment.rebalancing``)."""
-    facts = state.facts
-    owner = self_class(value.value, facts)
-    if owner is None:
-        return None
-    stores = [
-        node
-        for node in facts.index.attributes.get(value.attr, [])
-        if isinstance(node.ctx, ast.Store | ast.Del)
-    ]
-    store = stores[0] if len(stores) == 1 else None
-    assign = facts.parent(store) if store is not None else None
-    if (
-        store is None
-        or self_class(store.value, facts) is not owner
-        or not isinstance(assign, ast.Assign)
-        or assign.targets != [store]
-        or not isinstance(assign.value, ast.Call)
-    ):
-        return None
-    state.instance_attributes[assign.value] = value.attr
-    return assign.value
+    to read its state: ``self._assignment.rebalancing``): :func:`.migration_facts.stored_once`."""
+    creation = stored_once(value, state.facts)
+    if creation is not None:
+        state.instance_attributes[creation] = value.attr
+    return creation
 
 
 def _instance_escapes(creation: ast.Call, state: _State) -> str | None:

@@ -24,7 +24,7 @@ from rebalance_lint.analysis.confluent_callback import (
 )
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_expressions import find_arg, is_dotted
-from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class
+from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class, stored_once
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.callback_takes_view import (
     _check_callback,
@@ -90,8 +90,9 @@ def _collect_owner_site(
             )
         cls, self_name, name = found
         attribute = disguised_method(value, facts) or value
-        assert isinstance(attribute, ast.Attribute) and isinstance(attribute.value, ast.Name)
-        receivers.append(attribute.value)
+        assert isinstance(attribute, ast.Attribute)
+        if isinstance(attribute.value, ast.Name):  # else self._handler: no lambda is its method
+            receivers.append(attribute.value)
         if owner is not None and cls is not owner:
             return (
                 "the callbacks are methods of different classes; register methods of the "
@@ -123,6 +124,15 @@ def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str,
     another object's bound methods registered, ``on_assign=handler.on_assign``); ``lambda c, p:
     self.<method>(c, p)`` is ``self.<method>`` (:func:`.owner_lambdas.disguised_method`)."""
     value = disguised_method(value, facts) or value
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute):
+        held = _held_instance_class(value.value, facts)  # self._handler.on_assign
+        if held is None:
+            return None
+        return (
+            defining_ancestor(held, value.attr, facts) or held,
+            ast.unparse(value.value),
+            value.attr,
+        )
     if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
         return None
     owner = self_class(value.value, facts) or _instance_class(value.value, facts)
@@ -130,6 +140,17 @@ def _owner_method(value: ast.expr, facts: FileFacts) -> tuple[ast.ClassDef, str,
         return _static_through_class(value, facts)
     inherited = defining_ancestor(owner, value.attr, facts)
     return inherited or owner, value.value.id, value.attr
+
+
+def _held_instance_class(value: ast.Attribute, facts: FileFacts) -> ast.ClassDef | None:
+    """The class of the file ``self.<attr>`` holds when the file stores it once, as
+    ``self.<attr> = Cls(...)`` (:func:`.migration_facts.stored_once`; the held-out samples'
+    ``self._rebalance_handler = RebalanceHandler(...)`` registered by its bound methods)."""
+    creation = stored_once(value, facts)
+    if creation is None or not isinstance(creation.func, ast.Name):
+        return None
+    cls = facts.bindings.binding(creation.func)
+    return cls if isinstance(cls, ast.ClassDef) else None
 
 
 def _instance_class(name: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
