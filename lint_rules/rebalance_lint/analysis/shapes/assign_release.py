@@ -25,7 +25,10 @@ from rebalance_lint.analysis.shapes.assign_at_times import (
     parameters,
     plan_answer,
 )
-from rebalance_lint.analysis.shapes.collected_partitions import collects_every_partition
+from rebalance_lint.analysis.shapes.collected_partitions import (
+    collects_each_at_an_offset,
+    collects_every_partition,
+)
 from rebalance_lint.analysis.shapes.displayed_consumer import only_text_after
 
 
@@ -125,7 +128,14 @@ def _plan_final(
             and not isinstance(function, ast.Lambda)
             and _each_at_an_offset(call.args[0], partitions, function, facts)
         )
-        if callback.keyword != "on_assign" or not (arg_ok or at_offsets):
+        built = (  # to_assign.append(TopicPartition(p.topic, p.partition, 0)): seek each item
+            len(call.args) == 1
+            and not call.keywords
+            and isinstance(call.args[0], ast.Name)
+            and not isinstance(function, ast.Lambda)
+            and collects_each_at_an_offset(call.args[0], partitions, function, facts)
+        )
+        if callback.keyword != "on_assign" or not (arg_ok or at_offsets or built):
             return f"consumer.{name}() does not assign exactly the callback's partitions"
         plain = isinstance(call.args[0], ast.Name) and call.args[0].id == partitions
         if plain and not isinstance(function, ast.Lambda):
@@ -137,9 +147,10 @@ def _plan_final(
                     "given; leave the list as it is (pause on the view what is not to be "
                     "consumed), then run migrate again"
                 )
-        loop_var = "partition" if partitions != "partition" else "tp"
+        over = call.args[0].id if built and isinstance(call.args[0], ast.Name) else partitions
+        loop_var = next(n for n in ("partition", "tp", "each") if n not in (partitions, over))
         if not isinstance(function, ast.Lambda):
-            plan.edit(Edit("seek_loop", span(last), value=partitions, extra=loop_var))
+            plan.edit(Edit("seek_loop", span(last), value=over, extra=loop_var))
         return None
     if callback.keyword == "on_assign" or (name == "incremental_unassign" and not arg_ok):
         return f"consumer.{name}() does not release exactly the callback's partitions"

@@ -23,6 +23,7 @@ import ast
 from rebalance_lint.analysis.confluent_callback import Function
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.assign_at_offsets import at_an_offset
 
 _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom)
 
@@ -31,8 +32,29 @@ def collects_every_partition(
     arg: ast.expr, partitions: str, function: Function, facts: FileFacts
 ) -> bool:
     """Whether ``arg`` names a list the callback filled with each of its partitions."""
+    found = _collected(arg, partitions, function, facts)
+    return found is not None and isinstance(found[1], ast.Name) and found[1].id == found[0]
+
+
+def collects_each_at_an_offset(
+    arg: ast.expr, partitions: str, function: Function, facts: FileFacts
+) -> bool:
+    """Whether ``arg`` names a list the callback filled with each of its partitions as a new
+    ``TopicPartition(p.topic, p.partition, <offset>)`` (the held-out samples' "start from
+    offset 0" consumer): seeking each item of that list is assigning it."""
+    found = _collected(arg, partitions, function, facts)
+    return found is not None and at_an_offset(found[1], found[0], facts)
+
+
+def _collected(
+    arg: ast.expr, partitions: str, function: Function, facts: FileFacts
+) -> tuple[str, ast.expr] | None:
+    """(the loop variable, what the loop appends) where ``arg`` names a list that starts
+    empty in the callback's own body, filled by one top-level loop over the partitions
+    appending one item as the last statement of its body, unconditionally, used by nothing
+    else (see the module docstring)."""
     if not isinstance(arg, ast.Name):
-        return False
+        return None
     bound = facts.bindings.binding(arg)
     start = facts.parent(bound) if bound is not None else None
     if not (
@@ -43,16 +65,16 @@ def collects_every_partition(
         and not start.value.elts
         and start in function.body
     ):
-        return False
+        return None
     refs = facts.bindings.references(bound, arg.id)
     others = [r for r in refs or [] if r is not arg]
     if refs is None or len(others) != 1:
-        return False
+        return None
     method = facts.parent(others[0])
     append = facts.parent(method) if method is not None else None
     statement = facts.parent(append) if append is not None else None
     loop = facts.parent(statement) if statement is not None else None
-    return (
+    if not (
         isinstance(method, ast.Attribute)
         and method.attr == "append"
         and isinstance(append, ast.Call)
@@ -68,12 +90,12 @@ def collects_every_partition(
         and isinstance(loop.iter, ast.Name)
         and loop.iter.id == partitions
         and isinstance(loop.target, ast.Name)
-        and isinstance(append.args[0], ast.Name)
-        and append.args[0].id == loop.target.id
         and facts.bindings.references(loop.target, loop.target.id) is not None
         and not any(isinstance(n, _LEAVES) for s in loop.body for n in ast.walk(s))
         and _untouched_from(loop, partitions, function, facts)
-    )
+    ):
+        return None
+    return loop.target.id, append.args[0]
 
 
 def _untouched_from(loop: ast.For, partitions: str, function: Function, facts: FileFacts) -> bool:
@@ -93,9 +115,10 @@ SHAPE = Shape(
     planner="confluent",
     recognises=(
         "consumer.assign(name) in on_assign where name = [] and a top-level for over the "
-        "partitions appends its loop variable last, unconditionally"
+        "partitions appends its loop variable (or TopicPartition(p.topic, p.partition, "
+        "offset) of it) last, unconditionally"
     ),
-    plan="seek_loop over the partitions (as assign(partitions))",
+    plan="seek_loop over the partitions (as assign(partitions)), or over the list built",
     fixtures=(
         "tests/codemods/test_collected_partitions.py",
         "tests/codemods/fixtures/collected_partitions.py",
