@@ -383,3 +383,43 @@ def test_an_answer_not_awaited_on_an_aioconsumer_stays_refused() -> None:
     ]
     # the other registration (the inline, awaited answer) still migrates; this one stays
     assert "await consumer.subscribe([topic], on_assign=on_assign)" in result.new_source.decode()
+
+
+def test_a_loop_over_the_answer_reusing_an_earlier_loops_name_migrates() -> None:
+    """``for part in partitions: part.offset = since`` then ``for part in answer: print(...)``
+    (held_out_5 036, read after its figure was recorded: a course's "start 5 minutes ago"
+    consumer): the name is bound twice, but the second loop's body reads only its own item,
+    so what it does with each item is followed as for a name bound once."""
+    source = (
+        REFUSED_SOURCE.replace("for p in partitions", "for part in partitions")
+        .replace("p.offset = SINCE", "part.offset = SINCE")
+        .format(
+            body="answer = consumer.offsets_for_times(partitions)\n"
+            "    for part in answer:\n"
+            "        print(part.partition, part.offset)\n"
+            "    consumer.assign(answer)"
+        )
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert result.status == "ok" and not result.manual, result.manual
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    assert "        for partition in answer:\n            consumer.seek(partition)\n" in new
+    assert migrate_source(result.new_source, "app.py").new_source is None  # idempotent
+
+
+def test_a_reused_loop_name_rebound_inside_the_loop_stays_refused() -> None:
+    source = (
+        REFUSED_SOURCE.replace("for p in partitions", "for part in partitions")
+        .replace("p.offset = SINCE", "part.offset = SINCE")
+        .format(
+            body="answer = consumer.offsets_for_times(partitions)\n"
+            "    for part in answer:\n"
+            "        part = TopicPartition(part.topic, part.partition, 0)\n"
+            "    consumer.assign(answer)"
+        )
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert result.new_source is None
+    assert any("does not bind one name the callback binds nowhere else (part)" in m.reason
+               for m in result.manual), result.manual  # fmt: skip

@@ -82,6 +82,8 @@ def loop_moves_offsets_only(
         return f"{where} does not run in the callback before the assign"
     target = loop.target
     uses = facts.bindings.references(target, target.id) if isinstance(target, ast.Name) else None
+    if uses is None and isinstance(target, ast.Name):
+        uses = _body_uses(loop, target.id)  # bound by another loop too: its body's are its own
     if not isinstance(target, ast.Name) or uses is None:
         return (
             f"{where} does not bind one name the callback binds nowhere else "
@@ -96,6 +98,22 @@ def loop_moves_offsets_only(
                 f"({ast.unparse(context or use)} on line {use.lineno})"
             )
     return None
+
+
+def _body_uses(loop: ast.For, name: str) -> list[ast.Name] | None:
+    """The reads of ``name`` in ``loop``'s body, all of them of the loop's own item when the
+    body binds ``name`` nowhere (the callback's other loops reusing the name do not reach
+    in: ``for part in partitions: ...`` before ``for part in new_offsets: ...``), else None."""
+    found: list[ast.Name] = []
+    for statement in loop.body:
+        for node in ast.walk(statement):
+            if isinstance(node, _NESTED):
+                return None  # a nested scope: followed nowhere here
+            if isinstance(node, ast.Name) and node.id == name:
+                if not isinstance(node.ctx, ast.Load):
+                    return None
+                found.append(node)
+    return found
 
 
 def _between(node: ast.AST, function: Function, facts: FileFacts) -> list[ast.AST]:
