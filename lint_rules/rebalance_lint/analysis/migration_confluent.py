@@ -43,11 +43,11 @@ from rebalance_lint.analysis.migration_expressions import (
     argument_count,
     find_arg,
     has_star_args,
-    is_dotted,
     is_none,
+    is_plain_reference,
 )
 from rebalance_lint.analysis.migration_facts import FileFacts, guard_name
-from rebalance_lint.analysis.model import Analysis, Registration, dotted
+from rebalance_lint.analysis.model import Analysis, Registration
 from rebalance_lint.analysis.shapes import (
     callback_parameters,
     callback_variables,
@@ -154,10 +154,11 @@ def _plan_site(
             "wraps the registration; register a listener there by hand with "
             f"{client.guard_module}.subscribe(super(), topics, listener)"
         )
-    if not is_dotted(receiver):
+    if not is_plain_reference(receiver):
         return (
-            "the consumer is not a plain name, so the codemod cannot pass it along; "
-            "assign it to a variable first"
+            "the consumer is not a plain name, so the codemod cannot pass it along (an item "
+            "of one at a name or constant key it passes as written); assign it to a variable "
+            "first"
         )
     if has_star_args(call):
         return (
@@ -226,7 +227,7 @@ def _plan_site(
     for callback in callbacks:
         kept = callback.label in delegated
         reason = _check_callback(callback, client, facts, plan, rewrite=not kept) or (
-            _assigns_itself(callback, dotted(call.func.value), facts)
+            _assigns_itself(callback, ast.unparse(call.func.value), facts)
         )
         if reason is not None:
             return reason

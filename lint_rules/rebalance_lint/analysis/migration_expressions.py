@@ -48,6 +48,17 @@ def is_dotted(node: ast.expr) -> bool:
     return isinstance(node, ast.Name)
 
 
+def is_plain_reference(node: ast.expr) -> bool:
+    """``a``, ``a.b.c`` or ``consumers[topic]`` (a name or constant key): an expression that
+    names something, calling nothing but a container's item lookup, evaluated once wherever
+    it is written (the receiver of ``consumers[topic].subscribe(...)`` passed along)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Name | ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 def is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 

@@ -17,7 +17,6 @@ from rebalance_guard._client_facts import ClientFacts
 from rebalance_lint.analysis.confluent_callback import _ASSIGNS, _UNASSIGNS, _Callback
 from rebalance_lint.analysis.edits import MigrationPlan
 from rebalance_lint.analysis.migration_facts import FileFacts, returned_value
-from rebalance_lint.analysis.model import dotted
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen, stage_widened
 from rebalance_lint.analysis.shapes.assign_in_helper import plan_assign_in_helper
@@ -49,7 +48,7 @@ def _assigns_itself(callback: _Callback, receiver: str | None, facts: FileFacts)
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in _ASSIGNS | _UNASSIGNS
-            and dotted(node.func.value) == receiver
+            and ast.unparse(node.func.value) == receiver
         ):
             return (
                 f"{callback.label} calls {receiver}.{node.func.attr}() on the registering "
