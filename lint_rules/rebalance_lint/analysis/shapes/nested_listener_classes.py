@@ -21,7 +21,7 @@ import ast
 
 from rebalance_guard._client_facts import CLIENTS
 
-from rebalance_lint.analysis.migration_facts import FileFacts
+from rebalance_lint.analysis.migration_facts import FileFacts, self_class
 from rebalance_lint.analysis.shape import Shape
 
 #: The Kafka clients' packages: ``kafka.X`` imported from one is never a class of this file.
@@ -43,29 +43,27 @@ def _patched(name: str, facts: FileFacts) -> bool:
 
 
 def _outer_class(holder: ast.Name, facts: FileFacts) -> ast.ClassDef | None:
-    """The class ``holder`` is sure to be or to be an instance of: ``Outer`` itself, or the
-    first parameter of a method (not a staticmethod) defined in ``Outer``'s body."""
+    """The class ``holder`` is sure to be or to be an instance of: ``Outer`` itself, the
+    ``self`` of one of its methods (:func:`.migration_facts.self_class`, the one decision), or
+    the ``cls`` of one of its classmethods."""
     bound = facts.bindings.binding(holder)
     if isinstance(bound, ast.ClassDef):
         return bound
-    if not isinstance(bound, ast.arg):
-        return None
+    owner = self_class(holder, facts)
+    if owner is not None or not isinstance(bound, ast.arg):
+        return owner
     scope = facts.bindings.scope_at.get(bound)
     method = scope.node if scope is not None else None
-    if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    positional = [*method.args.posonlyargs, *method.args.args]
-    static = any(ast.unparse(d) in {"staticmethod", "builtins.staticmethod"}
-                 for d in method.decorator_list)  # fmt: skip
-    outer = facts.parent(method)
+    outer = facts.parent(method) if method is not None else None
     if (
-        static
-        or not positional
-        or positional[0] is not bound
-        or not isinstance(outer, ast.ClassDef)
+        isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+        and isinstance(outer, ast.ClassDef)
+        and method in outer.body
+        and method.args.args[:1] == [bound]
+        and [ast.unparse(d) for d in method.decorator_list] == ["classmethod"]
     ):
-        return None
-    return outer
+        return outer
+    return None
 
 
 def _binds(body: list[ast.stmt], name: str) -> bool:
