@@ -83,15 +83,16 @@ def test_raw_confluent_closes_at_once(broker: Broker) -> None:
     assert state["error"] == confluent_kafka.KafkaError._NO_OFFSET
 
 
+@pytest.mark.parametrize("protocol", ["eager", "cooperative", "consumer"])
 @pytest.mark.parametrize("kind", ["plain_consumer_subscribe", "drop_in_consumer"])
 def test_bare_commit_in_the_closing_revocation_does_not_stall_close(
-    broker: Broker, kind: str
+    broker: Broker, kind: str, protocol: str
 ) -> None:
     """``plain_consumer_subscribe`` (what every migrated confluent program runs) took 10.0 s
     before the revocation's shorter wait; ``drop_in_consumer`` revokes before librdkafka's
     close, and commits the start offsets there."""
     topic = broker.create_topic(2)
-    conf = config(broker, protocol="eager")
+    conf = config(broker, protocol=protocol)
     listener = BareCommit()
     if kind == "drop_in_consumer":
         consumer: confluent_kafka.Consumer = Consumer(conf)
