@@ -16,15 +16,19 @@ def _forward_listener(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdi
     """``class <value>(<extra>):`` before the statement ``target``, with one method per
     ``names`` entry: ``def on_partitions_x(self, partitions: <other_type>, consumer:
     <annotation>) -> None: <parameter>(consumer, partitions)`` (awaited with ``index`` 1;
-    under ``if <parameter> is not None:`` for the ``delegated`` ones)."""
+    under ``if <parameter> is not None:`` for the ``delegated`` ones). With ``bound``
+    (parameter, annotation): ``def __init__(self, <parameter>: <annotation>) -> None:
+    self.<parameter> = <parameter>`` first, the methods calling ``self.<parameter>``."""
     statement = finder.find(edit.target, cst.SimpleStatementLine)
     block = finder.parent(statement)
     least = 2 if isinstance(block, cst.Module) else 1
     first = isinstance(block, cst.Module | cst.IndentedBlock) and block.body[0] is statement
     methods = [
-        _method(edit, parameter, method, self_name, i > 0)
+        _method(edit, parameter, method, self_name, i > 0 or bool(edit.bound))
         for i, (parameter, method, self_name) in enumerate(edit.names)
     ]
+    if edit.bound:
+        methods.insert(0, _init(edit.bound))
 
     def before(node: cst.CSTNode) -> Replacement:
         assert isinstance(node, cst.SimpleStatementLine)
@@ -45,11 +49,12 @@ def _forward_listener(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdi
 
 def _method(edit: Edit, parameter: str, name: str, self_name: str, spaced: bool) -> cst.FunctionDef:
     awaiting = "await " if edit.index == 1 else ""
-    call = cst.parse_statement(f"{awaiting}{parameter}(consumer, partitions)\n")
+    called = f"{self_name}.{parameter}" if edit.bound else parameter
+    call = cst.parse_statement(f"{awaiting}{called}(consumer, partitions)\n")
     body: cst.BaseStatement = call
     if parameter in edit.delegated:
         body = cst.If(
-            test=cst.parse_expression(f"{parameter} is not None"),
+            test=cst.parse_expression(f"{called} is not None"),
             body=cst.IndentedBlock(body=[call]),
         )
     params = [
@@ -69,6 +74,15 @@ def _method(edit: Edit, parameter: str, name: str, self_name: str, spaced: bool)
         asynchronous=cst.Asynchronous() if edit.index == 1 else None,
         leading_lines=[cst.EmptyLine(indent=False)] if spaced else [],
     )
+
+
+def _init(bound: tuple[tuple[str, str], ...]) -> cst.FunctionDef:
+    """``def __init__(self, a: A, ...) -> None: self.a = a ...``."""
+    params = ", ".join(f"{name}: {annotation}" for name, annotation in bound)
+    body = "".join(f"    self.{name} = {name}\n" for name, _ in bound)
+    init = cst.parse_statement(f"def __init__(self, {params}) -> None:\n{body}")
+    assert isinstance(init, cst.FunctionDef)
+    return init
 
 
 #: The actions this module edits (:mod:`.rewrite` dispatches on them).

@@ -16,6 +16,7 @@ from tests.codemods.test_assign_at_offsets import REASONS as ASSIGN_AT_OFFSETS_R
 from tests.codemods.test_assign_committed import REASONS as ASSIGN_COMMITTED_REASONS
 from tests.codemods.test_assign_in_helper import REASONS as ASSIGN_IN_HELPER_REASONS
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
+from tests.codemods.test_chosen_callbacks import REASONS as CHOSEN_CALLBACK_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
 from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
 from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
@@ -857,6 +858,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             PRIVATE_READ_REASON,
             *OWNER_METHOD_REASONS,
             *CALLBACK_PARAMETER_REASONS,
+            *CHOSEN_CALLBACK_REASONS,
             *OPTIONAL_LISTENER_REASONS,
             *LISTENER_BASE_REASONS,
             *ASSIGN_AT_OFFSETS_REASONS,

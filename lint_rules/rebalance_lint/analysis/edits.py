@@ -48,7 +48,8 @@ Action = Literal[
     "forward_listener",  # at a statement: class ``value(extra)`` goes before it, each method
     # of ``names`` (parameter, method, self) calling that parameter of the enclosing function
     # with (view, partitions); ``delegated``: those that may be None (called when not);
-    # ``index`` 1: async methods awaiting the call; ``other_type``: the partitions' annotation
+    # ``index`` 1: async methods awaiting the call; ``other_type``: the partitions' annotation;
+    # ``bound`` (parameter, annotation): an ``__init__`` takes them, the methods call ``self.``'s
     "seek_loop",  # at a statement [await] c.assign(p): for ``extra`` in ``value``: c.seek(..)
     "add_base",  # at a class: the name ``value`` appended to its bases
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
@@ -110,6 +111,8 @@ class Edit:
     lambdas: tuple[LambdaMethod, ...] = ()
     #: ``gather``: (function name, parameter) per parameter a ``functools.partial`` bound: the
     #: parameter leaves the method and becomes an ``__init__`` parameter stored on ``self``
+    #: (``forward_listener``: (parameter, its annotation) per ``__init__`` parameter, stored
+    #: on ``self`` and called by the methods instead of the enclosing function's)
     bound: tuple[tuple[str, str], ...] = ()
     #: ``gather``: functions of ``names`` that stay where they are (something else uses them
     #: too): the listener method calls the function instead of becoming it

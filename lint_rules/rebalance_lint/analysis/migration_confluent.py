@@ -13,7 +13,8 @@ it (:mod:`.shapes.lambdas`, :mod:`.shapes.partials`, :mod:`.shapes.confluent_fun
 :mod:`.shapes.unknown_callbacks` says why not); bound methods of the consumer's owner go to
 :mod:`.shapes.owner_callbacks` (the owner becomes its own listener); parameters of the
 function calling ``subscribe()`` to :mod:`.shapes.callback_parameters`; one def in two roles to
-:mod:`.shapes.two_roles`; callbacks given by position to an AIOConsumer to
+:mod:`.shapes.two_roles`; a callback chosen at run time among defs to
+:mod:`.shapes.chosen_callbacks`; callbacks given by position to an AIOConsumer to
 :mod:`.shapes.aio_positional_callbacks`; each callback's body to
 :mod:`.shapes.callback_takes_view` (with
 :mod:`.shapes.assign_release` and :mod:`.shapes.assign_at_offsets`). ``on_lost`` equal to
@@ -51,6 +52,7 @@ from rebalance_lint.analysis.model import Analysis, Registration
 from rebalance_lint.analysis.shapes import (
     callback_parameters,
     callback_variables,
+    chosen_callbacks,
     confluent_functions,
     lambdas,
     partials,
@@ -187,6 +189,8 @@ def _plan_site(
         )
     if any(callback_parameters.parameter_of(value, facts) for _, value in present):
         return callback_parameters.plan_helper(call, present, client, facts, taken, plan)
+    if any(chosen_callbacks.chosen(value, facts) for _, value in present):
+        return chosen_callbacks.plan_chosen(call, present, client, facts, taken, plan)
     callbacks: list[_Callback] = []
     aliases: list[tuple[_Callback, str]] = []  # one def in a second role: (its callback, role)
     for keyword, value in present:
