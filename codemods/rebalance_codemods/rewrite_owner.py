@@ -110,6 +110,27 @@ def _add_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return finder.find(edit.target, cst.ClassDef), change
 
 
+def _class_aliases(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``on_partitions_revoked = on_partitions_assigned`` right after the listener method it
+    names (``listener_method`` renamed it already), after a blank line: one method serving a
+    second role under that role's listener name."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
+        body = list(node.body.body)
+        for alias, method, _ in reversed(edit.names):
+            at = next(
+                i
+                for i, statement in enumerate(body)
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == method
+            )
+            line = cst.parse_statement(f"{alias} = {method}")
+            body.insert(at + 1, line.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+        return node.with_changes(body=node.body.with_changes(body=body))
+
+    return finder.find(edit.target, cst.ClassDef), change
+
+
 def _resubscribe(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """``c.subscribe(topics, on_assign=f)`` -> ``subscribe(c, topics, RebalanceCallbacks())``
     (or ``self`` when the owner is the listener); an ``await`` around it stays."""
@@ -185,6 +206,7 @@ EDITORS: dict[str, Editor] = {
     "seek_loop": _seek_loop,
     "drop_final": _drop_final,
     "add_base": _add_base,
+    "class_aliases": _class_aliases,
     "listener_method": _listener_method,
     "keep_method": _keep_method,
     "lambda_methods": _lambda_methods,

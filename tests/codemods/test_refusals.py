@@ -22,6 +22,7 @@ from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELP
 from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
 from tests.codemods.test_owner_lambdas import REASONS as OWNER_LAMBDA_REASONS
 from tests.codemods.test_owner_method_takes_view import REASONS as OWNER_METHOD_REASONS
+from tests.codemods.test_owner_two_roles import REASONS as OWNER_TWO_ROLES_REASONS
 from tests.codemods.test_role_named_callbacks import REASONS as ROLE_NAMED_REASONS
 
 KP_HEAD = """
@@ -611,7 +612,7 @@ def main(topics):
                 pass
         """), 10, "on_revoke= is not a method of the class that makes this call"),
     ("owner-two-roles", owner().replace("on_revoke=self._on_revoke", "on_revoke=self._on_assign"), 10,
-     "_on_assign is registered for two roles; split it into one method per role"),
+     "_on_assign is registered for two roles and calls consumer.assign() (line 13), which each role replaces differently; split it into one method per role"),
     ("owner-different-sets", owner("""
         def restart(worker: Worker) -> None:
             pass
@@ -867,6 +868,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *LISTENER_HELPER_REASONS,
             *ROLE_NAMED_REASONS,
             *OWNER_LAMBDA_REASONS,
+            *OWNER_TWO_ROLES_REASONS,
         ]
     )
     missing = []

@@ -54,6 +54,7 @@ Action = Literal[
     "add_base",  # at a class: the name ``value`` appended to its bases
     "listener_method",  # at a method (self, c, p): -> ``value``(self, p, c: ``annotation``)
     "keep_method",  # after a method: its old self kept, calling ``value`` (index 1: async)
+    "class_aliases",  # at a class: ``alias = method`` after that method, per ``names`` entry
     "lambda_methods",  # after a method: ``lambdas`` as methods of its class (``gather``'s)
     "drop_final",  # at the block holding statement ``target``: that statement goes
     "guard_imports",  # at a try: ``names`` (module, name, alias) imported after statement
@@ -103,7 +104,7 @@ class Edit:
     annotation: str = ""  # the view's annotation (``append_param``, ``gather``)
     #: ``gather``: (function name, listener method name, name of its ``self``) per callback
     #: (a function named again: the same method under a second name, ``revoked = assigned``);
-    #: ``add_stub_after``: (parameter, its new name, "")
+    #: ``add_stub_after``: (parameter, its new name, ""); ``class_aliases``: (alias, method, "")
     names: tuple[tuple[str, str, str], ...] = ()
     #: ``add_stub_after``: indexes of the def's body statements the copy keeps
     keep: tuple[int, ...] = ()

@@ -44,6 +44,7 @@ from rebalance_lint.analysis.shapes.owner_stored_consumer import (
     registered_attr,
     stored_consumer_calls,
 )
+from rebalance_lint.analysis.shapes.owner_two_roles import check_second_roles, plan_aliases
 from rebalance_lint.analysis.shapes.role_named_callbacks import named_for_their_role
 from rebalance_lint.analysis.shapes.static_owner_callbacks import (
     _static_through_class,
@@ -62,6 +63,7 @@ class _OwnerSites:
     roles: dict[str, str]  # on_assign... -> method name
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # (call, self name there)
     lambdas: dict[str, ast.Lambda] = field(default_factory=dict)  # on_assign... -> its lambda
+    aliases: dict[str, str] = field(default_factory=dict)  # a second role -> its method name
 
 
 def _collect_owner_site(
@@ -73,6 +75,7 @@ def _collect_owner_site(
 ) -> str | None:
     """Check a registration of ``self.<method>`` callbacks; planned per owner class later."""
     roles: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # a method in a second role (owner_two_roles)
     lambdas: dict[str, ast.Lambda] = {}  # each becomes a method of the owner (owner_lambdas)
     receivers: list[ast.Name] = []
     owner: ast.ClassDef | None = None
@@ -100,10 +103,11 @@ def _collect_owner_site(
                 "again"
             )
         owner = cls
-        if keyword == "on_lost" and roles.get("on_revoke") == name:
+        if keyword == "on_lost" and name in (roles.get("on_revoke"), aliases.get("on_revoke")):
             continue  # on_lost=self._on_revoke: on_partitions_lost's default
         if name in roles.values():
-            return f"{name} is registered for two roles; split it into one method per role"
+            aliases[keyword] = name
+            continue
         roles[keyword] = name
     assert owner is not None  # the dispatch sends only lambdas to the lambdas shape
     reason = check_lambdas(lambdas, owner, receivers, client, facts)
@@ -111,10 +115,11 @@ def _collect_owner_site(
         return reason
     groups = owners.setdefault(owner, [])
     for group in groups:
-        if group.roles == roles and group.client is client and not lambdas | group.lambdas:
+        same = group.roles == roles and group.aliases == aliases
+        if same and group.client is client and not lambdas | group.lambdas:
             group.calls.append((call, self_name))
             return None
-    groups.append(_OwnerSites(client, roles, [(call, self_name)], lambdas))
+    groups.append(_OwnerSites(client, roles, [(call, self_name)], lambdas, aliases))
     return None
 
 
@@ -254,6 +259,9 @@ def _plan_owner_group(
             reason = _delegation_blocked(function, getattr(others[0], "lineno", 0), facts)
             if reason is not None:
                 return reason
+    reason = check_second_roles(owner, callbacks, group.aliases, facts)  # owner_two_roles
+    if reason is not None:
+        return reason
     reason = plan_owner_lambdas(owner, group.lambdas, group.calls, client, facts, plan)
     if reason is not None:
         return reason
@@ -276,6 +284,7 @@ def _plan_owner_group(
             plan_stored_calls(found, callback, plan)
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     plan.edit(Edit("add_base", span(owner), value=listener))
+    plan_aliases(owner, callbacks, group.aliases, plan)
     for callback in callbacks:
         target = span(callback.function)
         method = CONFLUENT_CALLBACKS[callback.keyword]
