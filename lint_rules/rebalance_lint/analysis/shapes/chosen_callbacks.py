@@ -6,18 +6,23 @@ if start else assign_end``).
 
 The listener class goes just before the ``subscribe()`` and takes the registered values in its
 ``__init__`` (``RebalanceCallbacks(assign_callback)``, evaluated where ``subscribe()`` evaluated
-them, so it holds the callback chosen at that moment); each method calls its own with the view,
-or does nothing when it is None, where the adapter then (un)assigns as confluent does without a
-callback (``_Adapter.on_assign``'s ``finally`` in ``rebalance_guard/_confluent_sync.py``). The
-defs stay where they are and take the view (:mod:`.passed_callbacks`: their final assign
+them, so it holds the callback chosen at that moment); each method calls its own with the view.
+The defs stay where they are and take the view (:mod:`.passed_callbacks`: their final assign
 rewritten, a consumer annotation the view's).
 
 Sound where every value the expression can have is seen: its leaves (through conditional
-expressions) are None or names of defs of this file; a variable is local to the function
-calling ``subscribe()``, bound there only by ``name = <such an expression>``, every binding
-before the ``subscribe()`` and none in a loop around it, rebound by no nested function
-(``nonlocal``) and read only as this argument. Each def is one choice of one role and used
-nowhere else (it takes the view); otherwise the registration is refused with the next step.
+expressions) are names of defs of this file; a variable is local to the function calling
+``subscribe()``, bound there only by ``name = <such an expression>``, every binding before the
+``subscribe()`` and none in a loop around it, rebound by no nested function (``nonlocal``) and
+read only as this argument. Each def is one choice of one role and used nowhere else (it takes
+the view); otherwise the registration is refused with the next step.
+
+None is no choice: confluent does not take it as "no callback" (which the adapter would match
+by assigning after a method doing nothing). confluent-kafka's ``Consumer.subscribe(on_assign=
+None)`` raises ``TypeError: on_assign expects a callable`` (2.16.1, any of the three keywords),
+and ``AIOConsumer.subscribe()`` wraps whatever is passed by keyword, so the wrapper calls None
+at the rebalance; a migration doing nothing there would turn that error into a working
+subscription. Refused, the next step naming a def that assigns the partitions as given.
 """
 
 from __future__ import annotations
@@ -92,14 +97,11 @@ def plan_chosen(
             "listener class has no place next to it; put it on a line of its own first"
         )
     roles: dict[int, tuple[str, Function]] = {}
-    optional: list[str] = []
     choices: list[ast.expr] = []  # every name of a def the registered values may be
     for keyword, value in present:
         leaves = _choices(keyword, value, call, statement, facts)
         if isinstance(leaves, str):
             return leaves
-        if any(is_none(leaf) for leaf in leaves):
-            optional.append(keyword)
         for leaf in leaves:
             function = _def_of(leaf, facts)
             if function is None:
@@ -129,7 +131,7 @@ def plan_chosen(
         reason = check_passed(callback, client, facts, taken, plan, rewrite=True)
         if reason is not None:
             return reason
-    _stage(call, statement, present, optional, client, facts, taken, plan)
+    _stage(call, statement, present, client, facts, taken, plan)
     return None
 
 
@@ -137,7 +139,6 @@ def _stage(
     call: ast.Call,
     statement: ast.stmt,
     present: list[tuple[str, ast.expr]],
-    optional: list[str],
     client: ClientFacts,
     facts: FileFacts,
     taken: set[str],
@@ -154,10 +155,7 @@ def _stage(
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
     signature = f"{callable_}[[{protocol}, list[{partitions}]], {returns}]"
-    bound = tuple(
-        (keyword, f"{signature} | None" if keyword in optional else signature)
-        for keyword, _ in present
-    )
+    bound = tuple((keyword, signature) for keyword, _ in present)
     plan.edit(
         Edit(
             "forward_listener",
@@ -167,7 +165,6 @@ def _stage(
             annotation=protocol,
             names=tuple((keyword, CONFLUENT_CALLBACKS[keyword], "self") for keyword, _ in present),
             index=1 if client.async_callbacks else 0,
-            delegated=tuple(optional),
             other_type=f"list[{partitions}]",
             bound=bound,
         )
@@ -182,8 +179,8 @@ def _stage(
 def _choices(
     keyword: str, value: ast.expr, call: ast.Call, statement: ast.stmt, facts: FileFacts
 ) -> list[ast.expr] | str:
-    """The leaves of every value ``value`` may have (None or names of defs), or why not all
-    are known."""
+    """The leaves of every value ``value`` may have (names of defs), or why not all are
+    known."""
     if isinstance(value, ast.Name) and _def_of(value, facts) is None:
         leaves = _variable(keyword, value, call, statement, facts)
         if isinstance(leaves, str):
@@ -191,11 +188,20 @@ def _choices(
     else:
         leaves = _leaves(value)
     for leaf in leaves:
-        if not (is_none(leaf) or _def_of(leaf, facts)):
+        if is_none(leaf):
             return (
-                f"{keyword}= may be {ast.unparse(leaf)} (line {leaf.lineno}), which is neither "
-                f"None nor a def of this file; make each choice a def {keyword}(consumer, "
-                "partitions) of this file, or None, first"
+                f"{keyword}= may be None (line {leaf.lineno}), which confluent does not take "
+                f"as no callback (Consumer.subscribe() raises TypeError: {keyword} expects a "
+                "callable; AIOConsumer calls None at the rebalance); choose a def there too "
+                f"(def {keyword}(consumer, partitions) doing what confluent's default does, "
+                "e.g. consumer.assign(partitions) for on_assign), or subscribe without "
+                f"{keyword}= in that case, first"
+            )
+        if not _def_of(leaf, facts):
+            return (
+                f"{keyword}= may be {ast.unparse(leaf)} (line {leaf.lineno}), which is not a "
+                f"def of this file; make each choice a def {keyword}(consumer, partitions) of "
+                "this file first"
             )
     return leaves
 
@@ -228,8 +234,8 @@ def _variable(
         line = getattr(binding, "lineno", value.lineno)
         if assigned is None:
             return (
-                f"{label}, bound at line {line} other than by {name} = <a def, None, or a "
-                "conditional expression of them>; bind it only that way first"
+                f"{label}, bound at line {line} other than by {name} = <a def, or a "
+                "conditional expression of defs>; bind it only that way first"
             )
         assert isinstance(binding, ast.Name)  # the target of name = value
         after = (binding.lineno, binding.col_offset) > (statement.lineno, statement.col_offset)
@@ -288,14 +294,14 @@ SHAPE = Shape(
     name="callbacks chosen at run time",
     planner="confluent",
     recognises=(
-        "on_assign=/on_revoke=/on_lost= a conditional expression of def names and None, or "
-        "a variable of the calling function bound several times (or to None or such an "
+        "on_assign=/on_revoke=/on_lost= a conditional expression of def names (or None), or "
+        "a variable of the calling function bound several times (or once to None or such an "
         "expression), naming defs of this file"
     ),
     plan=(
         "forward_listener with bound (the class's __init__ takes each registered value, its "
-        "methods call it with the view unless None) + resubscribe passing them; the defs take "
-        "the view (final assign rewritten, consumer annotation the view's)"
+        "methods call it with the view) + resubscribe passing them; the defs take the view "
+        "(final assign rewritten, consumer annotation the view's); a None choice is refused"
     ),
     fixtures=(
         "tests/codemods/test_chosen_callbacks.py",
