@@ -14,10 +14,11 @@ imports the result and drives it on the test broker with the real client:
 3. held handler: ``on_assign=self._handler.on_assign`` with ``self._handler =
    RebalanceHandler()`` stored once; the held handler is what is registered, and it still
    forwards each revocation to the user's callback (confluent);
-4. ``collected_partitions``: ``on_assign`` building ``TopicPartition(p.topic, p.partition,
-   offset)`` of each partition in a loop from the program's own checkpoint store, then
-   ``assign``; nothing is committed to Kafka, and each partition must start exactly at the
-   checkpoint the program chose (confluent);
+4. ``collected_partitions``: ``on_assign`` building, in a loop, a list of
+   ``TopicPartition(p.topic, p.partition, offset)`` from the program's own checkpoint store
+   (or, the codemod fixture's form, of the partitions with ``offset`` set where there is a
+   checkpoint), then ``assign``; nothing is committed to Kafka, and each partition must start
+   exactly at the checkpoint the program chose (confluent);
 5. subscript receiver ``consumers[topic].subscribe(...)``: the item is what gets subscribed
    (confluent).
 
@@ -30,13 +31,23 @@ continues. The confluent cases run eager, cooperative-sticky and KIP-848's ``con
 protocol (the migrated code passes no ``protocol=``: under the incremental protocols the
 adapter's guessed-eager fallback runs, and case 4's staged starts must survive it).
 
-Each check was shown able to fail, by hand, then reverted: with ``consumer.commit()`` removed
-from each migrated revocation (cases 1, 2, 3, 5), B re-processed A's partitions from the old
-committed offset and the exactly-once check failed; with case 4's migrated ``seek`` loop
-removed, partitions restarted at the beginning (duplicates, and the start-offset check
-failed); with the decorator's ``with METRICS_LOCK`` removed the lock count failed; with the
-held handler's forward removed the forwarded-revocations check failed; with the view class
-check (``through_view``) pointed at the raw consumer the view check failed.
+Each check was shown able to fail by breaking the migrated source before it is loaded (a
+temporary edit of this file, reverted; 2026-11-27):
+
+- the view's commit removed from the revocation (cases 1, 2, 3, 5, every client and
+  protocol): the leaver's-commit check failed (committed -1001, not the last offset + 1);
+  with that check skipped too, the exactly-once check failed (hundreds processed twice);
+- case 1 registering ``self.RebalanceListener(self, "A")``: the own-runner check failed;
+- case 2 with ``with METRICS_LOCK:`` taken out of the decorator: the lock count failed (0
+  against 8 and 10 callbacks); the confluent worker registered raw with confluent's
+  ``subscribe(on_assign=lambda c, ps: ...)``: the through-the-view check failed;
+- case 3 with the handler's forward removed: the forwarded-revocations check failed;
+- case 4 (both forms, three protocols) with the migrated seek loop removed: the start check
+  failed (a member restarted at 0 instead of the checkpoint, e.g. 86); seeking one before
+  the checkpoint (first form): it failed by one (88 against 89); a ``consumer.commit()``
+  added to the revocation: the nothing-committed check failed; the revocation not updating
+  ``owned``: the group never looked stable (timed out waiting for A and B to share the
+  topic).
 """
 
 # ruff: noqa: E501  (expected codemod output lines are compared verbatim)
@@ -234,7 +245,8 @@ def test_callbacks_under_a_pass_through_decorator_on_the_broker(
         done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
 
     assert_exactly_once_across_handovers(run, done)
-    first = done.a.program if client == "confluent" else listeners[id(done.a.consumer)]  # type: ignore[attr-defined]
+    a: Any = done.a
+    first = a.program if client == "confluent" else listeners[id(a.consumer)]
     assert_callbacks_through_the_view(run, first)
     # every callback the client ran went through the decorator (the lock taken once each)
     assert lock.taken == len(run.calls) > 0, (lock.taken, len(run.calls))
@@ -299,19 +311,11 @@ def test_held_handler_is_the_listener_on_the_broker(
 # --------------------------------------------------------------------------- 4. collected_partitions
 
 
-@pytest.mark.parametrize("protocol", confluent_cases())
-def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
-    broker: Broker, protocol: str, tmp_path: Path
-) -> None:
-    """The assign of the loop-built list becomes seeks of its items on the view. The program
-    commits nothing to Kafka (its group has no committed offset at the end), so only those
-    seeks can make a partition start at the program's checkpoint: after every assignment a
-    member's first message of each partition is exactly at the checkpoint it was assigned
-    at, and nothing is processed twice across the handovers."""
-    name = "collected_offsets_confluent"
-    source = migrated_source(name)
-    assert "class Ledger(RebalanceListener):\n" in source
-    assert (
+#: the two forms of the loop, each with its migrated tail: a new ``TopicPartition`` of each
+#: partition at its checkpoint (the beginning without one), and the fixture's form setting
+#: ``offset`` on the partitions themselves where there is a checkpoint
+COLLECTED = {
+    "collected_offsets_confluent": (
         "        to_assign = []\n"
         "        for p in partitions:\n"
         "            to_assign.append(\n"
@@ -321,7 +325,30 @@ def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
         "            )\n"
         "        for partition in to_assign:\n"
         "            consumer.seek(partition)\n"
-    ) in source
+    ),
+    "collected_partitions_confluent": (
+        "            if saved is not None:\n"
+        "                partition.offset = saved\n"
+        "            to_assign.append(partition)\n"
+        "        for partition in partitions:\n"
+        "            consumer.seek(partition)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", confluent_cases())
+@pytest.mark.parametrize("name", list(COLLECTED))
+def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
+    broker: Broker, name: str, protocol: str, tmp_path: Path
+) -> None:
+    """The assign of the loop-built list becomes seeks of its items on the view. The program
+    commits nothing to Kafka (its group has no committed offset at the end), so only those
+    seeks can make a partition start at the program's checkpoint: after every assignment a
+    member's first message of each partition is exactly at the checkpoint it was assigned
+    at, and nothing is processed twice across the handovers."""
+    source = migrated_source(name)
+    assert "class Ledger(RebalanceListener):\n" in source
+    assert COLLECTED[name] in source
     assert "consumer.assign(" not in source
     assert "        subscribe(self.consumer, [self.topic], self)\n" in source
     module = load(source, tmp_path, name)
@@ -350,8 +377,6 @@ def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
     # the leaver's last checkpoints (every partition's, at the end) are where processing got to
     done.at_leave = {p: module.CHECKPOINTS[(topic, p)] for p in range(PARTITIONS)}
     assert done.at_leave == end_offsets(run)
-    assert_exactly_once_across_handovers(run, done)
-    assert_callbacks_through_the_view(run, done.a.program)  # type: ignore[attr-defined]
     checked = []
     for who, p, checkpoint, since in starts:
         first = next(((o, m) for m, q, o, _ in run.journal[since:] if q == p), None)
@@ -360,6 +385,8 @@ def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
         assert first[0] == checkpoint, (who, p, checkpoint, first, starts)
         checked.append(checkpoint)
     assert any(c > 0 for c in checked), (checked, starts)  # a start mid-partition was seen
+    assert_exactly_once_across_handovers(run, done)
+    assert_callbacks_through_the_view(run, done.a.program)  # type: ignore[attr-defined]
 
 
 def _note_starts(module: ModuleType, run: Run, starts: list[tuple[str, int, int, int]]) -> None:
