@@ -311,7 +311,7 @@ REFUSED = [
     ("the helper changes its list", _owner(assign="partitions.pop()\n        consumer.assign(partitions)"),
      "_on_assign uses the consumer other than to call a method (line 13): passes it to self._reset_offset(), which calls consumer.assign() (line 19), and changes or aliases its partitions list (line 18), which the adapter assigns after the callback as it was given; leave the list as it is, or migrate it by hand"),
     ("the helper assigns fewer partitions", _owner(assign="consumer.assign([TopicPartition(p.topic, p.partition, 0) for p in partitions if p.partition])"),
-     "_on_assign uses the consumer other than to call a method (line 13): passes it to self._reset_offset(), where consumer.assign() does not assign exactly the callback's partitions (line 18); migrate it by hand"),
+     "_on_assign uses the consumer other than to call a method (line 13): passes it to self._reset_offset(), where consumer.assign() does not assign exactly the callback's partitions, which the adapter assigns after the callback (line 18); assign those (pause on the view the ones not to be consumed), or use assign() without subscribe() for partitions of your choosing, then run migrate again"),
     ("the helper uses the consumer otherwise", _owner(assign="consumer.poll(0)\n        consumer.assign(partitions)"),
      "_on_assign uses the consumer other than to call a method (line 13): passes it to self._reset_offset(), which uses consumer.poll (line 18) other than as a call the view offers as written; move that out of self._reset_offset() (or call the consumer's methods in the callback itself), then run migrate again"),
 ]  # fmt: skip

@@ -163,10 +163,10 @@ def test_bound_in_a_loop_is_refused() -> None:
 
 
 PLACED = [
-    ("in a try", "        try:\n            self.consumer.incremental_assign(partitions)\n        except Exception:\n            pass\n",
-     "consumer.incremental_assign() is not a statement _on_assign runs once (it sits in a loop, a try or an expression) (line 14); migrate it by hand"),
+    ("in a try's handler", "        try:\n            pass\n        except Exception:\n            self.consumer.incremental_assign(partitions)\n",
+     "consumer.incremental_assign() is not a statement _on_assign runs at most once (it sits in a loop, an except, else or finally block or an expression) (line 16); call it once, outside those, then run migrate again"),
     ("other partitions", "        self.consumer.incremental_assign(partitions[:1])\n",
-     "consumer.incremental_assign() does not assign exactly the callback's partitions (line 13); migrate it by hand"),
+     "consumer.incremental_assign() does not assign exactly the callback's partitions, which the adapter assigns after the callback (line 13); assign those (pause on the view the ones not to be consumed), or use assign() without subscribe() for partitions of your choosing, then run migrate again"),
 ]  # fmt: skip
 
 

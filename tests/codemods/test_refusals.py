@@ -443,21 +443,21 @@ def main(topics):
             consumer.assign(partitions[:1])
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 8, "consumer.assign() does not assign exactly the callback's partitions (line 6); migrate it by hand"),
+        """), 8, "consumer.assign() does not assign exactly the callback's partitions, which the adapter assigns after the callback (line 6); assign those (pause on the view the ones not to be consumed), or use assign() without subscribe() for partitions of your choosing, then run migrate again"),
     ("cf-assign-not-last", cf("""
         def on_assign(consumer, partitions):
             for attempt in range(3):
                 consumer.assign(partitions)
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 9, "consumer.assign() is not a statement on_assign runs once (it sits in a loop, a try or an expression) (line 7)"),
+        """), 9, "consumer.assign() is not a statement on_assign runs at most once (it sits in a loop, an except, else or finally block or an expression) (line 7); call it once, outside those, then run migrate again"),
     ("cf-unassign-not-last", cf("""
         def on_revoke(consumer, partitions):
             consumer.unassign()
             print(consumer.assignment())
         c = Consumer({})
         c.subscribe(["a"], on_revoke=on_revoke)
-        """), 9, "consumer.unassign() is not the last thing on_revoke does (line 6)"),
+        """), 9, "consumer.unassign() is not the last thing on_revoke does (only logging may follow a release, which the adapter makes after the callback) (line 6); move what follows it before it, then run migrate again"),
     ("cf-assign-in-revoke", cf("""
         def on_revoke(consumer, partitions):
             consumer.assign(partitions)

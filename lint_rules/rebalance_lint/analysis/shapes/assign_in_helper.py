@@ -49,7 +49,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen
 from rebalance_lint.analysis.shapes.assign_at_times import changes_list
-from rebalance_lint.analysis.shapes.assign_release import _plan_final, _tail_statement
+from rebalance_lint.analysis.shapes.assign_release import _plan_final, _tail_statement, at_line
 from rebalance_lint.analysis.shapes.helpers_take_view import (
     ViewCalls,
     _helper_called,
@@ -154,7 +154,7 @@ def plan_assign_in_helper(
         inner = _Callback("on_assign", helper, method=method)
         why = _plan_final(inner, assign, attr, partitions.arg, facts, plan)
         if why is not None:
-            return f"passes it to {name}, where {why} (line {assign.lineno}); migrate it by hand"
+            return f"passes it to {name}, where {at_line(why, assign.lineno)}"
     return None
 
 

@@ -36,8 +36,9 @@ def _tail_statement(
     call: ast.Call, fn: Function, facts: FileFacts, *, last: bool = True
 ) -> ast.Expr | None:
     """The statement ``call`` forms (awaited or not), run at most once by ``fn``: inside
-    nothing but ``if``/``elif``/``else``/``with``; with ``last``, nothing in ``fn`` can run
-    after it (each of those blocks ends with it)."""
+    nothing but ``if``/``elif``/``else``/``with`` (and, for an assign, without ``last``, the
+    body of a ``try``: its handlers see a failed seek as they saw a failed assign); with
+    ``last``, nothing in ``fn`` can run after it (each of those blocks ends with it)."""
     statement = facts.parent(call)
     if isinstance(statement, ast.Await):
         statement = facts.parent(statement)
@@ -51,14 +52,18 @@ def _tail_statement(
             return None
         if owner is fn:
             return statement
-        if not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
+        in_try = isinstance(owner, ast.Try) and body is owner.body and not last
+        if not (in_try or isinstance(owner, ast.If | ast.With | ast.AsyncWith)):
             return None
         node = owner
 
 
 def at_line(reason: str, line: int) -> str:
-    """A :func:`_plan_final` reason as a refusal: the call's line, and "migrate it by hand"
-    unless the reason names its own next step."""
+    """A :func:`_plan_final` reason as a refusal: the call's line (before the next step when
+    the reason names its own), else "migrate it by hand"."""
+    if reason.endswith("then run migrate again") and "; " in reason:
+        what, _, step = reason.partition("; ")
+        return f"{what} (line {line}); {step}"
     step = "" if reason.endswith("then run migrate again") else "; migrate it by hand"
     return f"{reason} (line {line}){step}"
 
@@ -91,11 +96,16 @@ def _plan_final(
                 last = None
     if last is None and name in _ASSIGNS and not isinstance(function, ast.Lambda):
         return (
-            f"consumer.{name}() is not a statement {callback.label} runs once (it sits in "
-            "a loop, a try or an expression)"
+            f"consumer.{name}() is not a statement {callback.label} runs at most once (it "
+            "sits in a loop, an except, else or finally block or an expression); call it "
+            "once, outside those, then run migrate again"
         )
     if last is None:
-        return f"consumer.{name}() is not the last thing {callback.label} does"
+        return (
+            f"consumer.{name}() is not the last thing {callback.label} does (only logging "
+            "may follow a release, which the adapter makes after the callback); move what "
+            "follows it before it, then run migrate again"
+        )
     times = assigned_answer(call, facts) if name in _ASSIGNS else None
     if times is not None and callback.keyword == "on_assign" and isinstance(last, ast.Expr):
         assert not isinstance(function, ast.Lambda)  # a lambda's ``last`` is its call
@@ -136,7 +146,12 @@ def _plan_final(
             and collects_each_at_an_offset(call.args[0], partitions, function, facts)
         )
         if callback.keyword != "on_assign" or not (arg_ok or at_offsets or built):
-            return f"consumer.{name}() does not assign exactly the callback's partitions"
+            return (
+                f"consumer.{name}() does not assign exactly the callback's partitions, which "
+                "the adapter assigns after the callback; assign those (pause on the view the "
+                "ones not to be consumed), or use assign() without subscribe() for partitions "
+                "of your choosing, then run migrate again"
+            )
         plain = isinstance(call.args[0], ast.Name) and call.args[0].id == partitions
         if plain and not isinstance(function, ast.Lambda):
             changed = changes_list(parameters(function, partitions)[1], function, facts)
@@ -153,9 +168,15 @@ def _plan_final(
             plan.edit(Edit("seek_loop", span(last), value=over, extra=loop_var))
         return None
     if callback.keyword == "on_assign" or (name == "incremental_unassign" and not arg_ok):
-        return f"consumer.{name}() does not release exactly the callback's partitions"
+        return (
+            f"consumer.{name}() does not release exactly the callback's partitions, which "
+            "the adapter releases after the callback; drop the call, then run migrate again"
+        )
     if name == "unassign" and (call.args or call.keywords):
-        return "consumer.unassign() with arguments"
+        return (
+            "consumer.unassign() with arguments; drop them (the adapter releases the "
+            "callback's partitions), then run migrate again"
+        )
     if not isinstance(function, ast.Lambda):
         plan.edit(Edit("drop_final", span(last)))
     return None
