@@ -52,8 +52,10 @@ def _tail_statement(
             return None
         if owner is fn:
             return statement
-        in_try = isinstance(owner, ast.Try) and body is owner.body and not last
-        if not (in_try or isinstance(owner, ast.If | ast.With | ast.AsyncWith)):
+        if isinstance(owner, ast.Try):
+            if last or body is not owner.body:
+                return None
+        elif not isinstance(owner, ast.If | ast.With | ast.AsyncWith):
             return None
         node = owner
 
