@@ -466,12 +466,12 @@ REFUSED = [
     (
         "handed-on",
         "print(listener)",
-        "the listener listener is used at line 37 beyond its registration; migrate it by hand",
+        "the listener listener is used at line 37 beyond its registration; move that use to another object (the migrated listener's methods take the view), then run migrate again",
     ),
     (
         "or",
         "print(listener or event)",
-        "the listener listener is used at line 37 beyond its registration; migrate it by hand",
+        "the listener listener is used at line 37 beyond its registration; move that use to another object (the migrated listener's methods take the view), then run migrate again",
     ),
 ]
 

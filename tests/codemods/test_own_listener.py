@@ -146,7 +146,8 @@ def test_registering_itself_on_two_consumers_is_refused() -> None:
         (
             4,
             "listener class Worker: it registers itself on 2 consumers (self._consumer, "
-            "self._other); migrate it by hand",
+            "self._other); register one listener instance per consumer (each on its own "
+            "self.<attr>) first",
         )
     ]
 

@@ -679,7 +679,7 @@ def main(topics):
         a.subscribe(["x"], listener=Listener())
         b.subscribe(["y"], listener=Listener())
         """), 8,
-     "listener class Listener: a callback uses the consumer a (line 10), and the instances are not all registered on it; migrate it by hand"),
+     "listener class Listener: a callback uses the consumer a (line 10), and the instances are not all registered on it; register every instance on that consumer, or use the callbacks' consumer argument instead, then run migrate again"),
     ("global-consumer-outside-callbacks", KP_HEAD + textwrap.dedent("""
         consumer = KafkaConsumer(group_id="g")
 
@@ -820,7 +820,7 @@ OWN_LISTENER_CASES = [
                 self._a.commit()
             def on_partitions_assigned(self, assigned):
                 pass
-        """), 5, "listener class Tailer: it registers itself on 2 consumers (self._a, self._b); migrate it by hand"),
+        """), 5, "listener class Tailer: it registers itself on 2 consumers (self._a, self._b); register one listener instance per consumer (each on its own self.<attr>) first"),
     ("own-listener-local-consumer", KP_HEAD + textwrap.dedent("""
         class Tailer(ConsumerRebalanceListener):
             def make(self):
@@ -831,7 +831,7 @@ OWN_LISTENER_CASES = [
                 self._consumer.commit()
             def on_partitions_assigned(self, assigned):
                 pass
-        """), 5, "listener class Tailer: it registers itself on consumer, which is not an attribute of its own; migrate it by hand"),
+        """), 5, "listener class Tailer: it registers itself on consumer, which is not an attribute of its own; store that consumer on self (self.consumer = ...) and register on it first"),
 ]  # fmt: skip
 
 

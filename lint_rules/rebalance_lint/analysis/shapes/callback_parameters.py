@@ -186,7 +186,10 @@ def _helper_refusal(
             "there) first"
         )
     if helper.decorator_list:
-        return f"{name} is decorated; the codemod cannot know how it is called; migrate by hand"
+        return (
+            f"{name} is decorated; the codemod cannot know how it is called; drop the "
+            "decorator, or register the callbacks where they are defined, first"
+        )
     statement = _statement_of(call, facts)
     if (
         statement is None

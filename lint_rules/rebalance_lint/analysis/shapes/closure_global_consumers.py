@@ -76,7 +76,9 @@ def _plan_free_consumer(
             ):
                 return (
                     f"a callback uses the consumer {node.id} (line {node.lineno}), and the "
-                    "instances are not all registered on it; migrate it by hand"
+                    "instances are not all registered on it; register every instance on that "
+                    "consumer, or use the callbacks' consumer argument instead, then run "
+                    "migrate again"
                 )
             found_closure = found_closure or is_closure
             view = views.get(fn)

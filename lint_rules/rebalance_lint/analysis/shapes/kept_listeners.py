@@ -87,7 +87,8 @@ def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
             continue
         return (
             f"the listener {label} is used at line {ref.lineno} beyond its registration; "
-            "migrate it by hand"
+            "move that use to another object (the migrated listener's methods take the "
+            "view), then run migrate again"
         )
     return None
 

@@ -33,7 +33,7 @@ def own_attribute(own: list[tuple[str, ast.Name]], facts: FileFacts) -> str | Re
     if len(receivers) != 1:
         return Refusal(
             f"it registers itself on {len(receivers)} consumers ({', '.join(sorted(receivers))}); "
-            "migrate it by hand"
+            "register one listener instance per consumer (each on its own self.<attr>) first"
         )
     head, _, attr = next(iter(receivers)).partition(".")
     if not attr:  # a factory method's local consumer, stored as self.<attr> by its callers
@@ -42,7 +42,7 @@ def own_attribute(own: list[tuple[str, ast.Name]], facts: FileFacts) -> str | Re
     if head != own[0][1].id or not attr or "." in attr:
         return Refusal(
             f"it registers itself on {next(iter(receivers))}, which is not an attribute of its "
-            "own; migrate it by hand"
+            "own; store that consumer on self (self.consumer = ...) and register on it first"
         )
     return attr
 

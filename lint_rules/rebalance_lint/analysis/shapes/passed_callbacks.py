@@ -81,7 +81,10 @@ def callback_of(keyword: str, passed: ast.expr, facts: FileFacts) -> _Callback |
             "there first"
         )
     if method.decorator_list:
-        return "a decorated method, which the codemod cannot follow; migrate it by hand"
+        return (
+            "a decorated method, which the codemod cannot follow; pass an undecorated "
+            "function defined in this file there first"
+        )
     return _Callback(keyword, method, method=True)
 
 
