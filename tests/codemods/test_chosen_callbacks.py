@@ -277,3 +277,19 @@ def test_confluent_takes_none_for_no_callback_nowhere(keyword: str) -> None:
             consumer.subscribe(["t"], **{keyword: None})
     finally:
         consumer.close()
+
+
+def test_a_literal_none_callback_is_refused_too() -> None:
+    """The None premise checked at the dispatcher: ``on_lost=None`` written out is not "no
+    callback" either (confluent's subscribe() raises TypeError on it), so dropping it would
+    make a failing subscribe() work. The refusal says so with the next step."""
+    source = (
+        "from confluent_kafka import Consumer\n\n\n"
+        "def on_revoke(consumer, partitions):\n    print(partitions)\n\n\n"
+        "c = Consumer({})\n"
+        "c.subscribe(['t'], on_revoke=on_revoke, on_lost=None)\n"
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert result.new_source is None
+    assert [m.line for m in result.manual] == [9]
+    assert result.manual[0].reason.startswith("on_lost=None is not a callback")

@@ -470,6 +470,12 @@ def main(topics):
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
         """), 8, "consumer.unassign() does not release exactly the callback's partitions"),
+    ("cf-none-callback", cf("""
+        def on_revoke(consumer, partitions):
+            print(partitions)
+        c = Consumer({})
+        c.subscribe(["a"], on_revoke=on_revoke, on_lost=None)
+        """), 8, "on_lost=None is not a callback: confluent's subscribe() raises TypeError (on_lost expects a callable; AIOConsumer given it by keyword fails at the first rebalance instead); drop it (pass the callbacks after it by keyword), then run migrate again"),
     ("cf-unassign-args", cf("""
         def on_revoke(consumer, partitions):
             consumer.unassign(partitions)
@@ -562,12 +568,12 @@ def main(topics):
         """), 8, "rebalanced is registered for two roles and calls consumer.assign() (line 6), which each role replaces differently; split it into one per role"),
     # --- confluent-kafka AIOConsumer ---------------------------------------------------------
     ("aio-positional-plain-def", aio("""
-        def on_revoke(consumer, partitions):
+        def on_assign(consumer, partitions):
             consumer.commit()
         async def main():
             c = AIOConsumer({})
-            await c.subscribe(["a"], None, on_revoke)
-        """), 9, "on_revoke= on_revoke is passed positionally to AIOConsumer.subscribe(), which runs a plain def synchronously with the underlying Consumer; the migrated listener's methods are async def taking the async view: make it async def awaiting the consumer's calls and pass it by keyword (on_revoke=...) first"),
+            await c.subscribe(["a"], on_assign)
+        """), 9, "on_assign= on_assign is passed positionally to AIOConsumer.subscribe(), which runs a plain def synchronously with the underlying Consumer; the migrated listener's methods are async def taking the async view: make it async def awaiting the consumer's calls and pass it by keyword (on_assign=...) first"),
     ("aio-sync-callback", aio("""
         def on_revoke(consumer, partitions):
             pass

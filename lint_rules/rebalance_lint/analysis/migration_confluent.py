@@ -175,13 +175,27 @@ def _plan_site(
             "the on_assign=/on_revoke=/on_lost= callbacks only); pass just those, then run "
             "migrate again"
         )
+    given_none = [
+        (keyword, any(value is arg for arg in call.args))
+        for keyword, value in zip(CONFLUENT_CALLBACKS, values, strict=True)
+        if value is not None and is_none(value)
+    ]
+    if given_none:  # not "no callback": the migrated subscribe() would work where this fails
+        keyword, positional = given_none[0]
+        written = f"None in {keyword}'s position" if positional else f"{keyword}=None"
+        return (
+            f"{written} is not a callback: confluent's subscribe() raises TypeError "
+            f"({keyword} expects a callable; AIOConsumer given it by keyword fails at the "
+            "first rebalance instead); drop it (pass the callbacks after it by keyword), "
+            "then run migrate again"
+        )
     reason = positional_sync_callback(call, values, client, facts)
     if reason is not None:
         return reason
     present = [
         (keyword, value)
         for keyword, value in zip(CONFLUENT_CALLBACKS, values, strict=True)
-        if value is not None and not is_none(value)
+        if value is not None
     ]
     if any(isinstance(value, ast.Attribute) for _, value in present):
         return callback_parameters.handler_parameter(present, facts) or _collect_owner_site(
