@@ -12,7 +12,7 @@ from confluent_kafka import Consumer
 def on_revoke(consumer, partitions):
     consumer.poll(0)
 
-Consumer({}).subscribe(["t"], on_revoke=on_revoke, on_lost=None)
+Consumer({}).subscribe(["t"], on_revoke=on_revoke)
 """
 
 

@@ -26,7 +26,7 @@ def on_revoke(consumer, partitions):
     consumer.poll(0)
 
 
-Consumer({}).subscribe(["t"], on_revoke=on_revoke, on_lost=None)
+Consumer({}).subscribe(["t"], on_revoke=on_revoke)
 """
 
 

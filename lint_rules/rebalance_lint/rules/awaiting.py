@@ -130,24 +130,24 @@ POSITIONAL_COROUTINE_CALLBACK = Rule(
         """\
 from confluent_kafka.aio import AIOConsumer
 
-async def on_revoke(consumer, partitions):
-    await consumer.commit(asynchronous=False)
+async def on_assign(consumer, partitions):
+    await consumer.seek(partitions[0])
 
 async def main():
     consumer = AIOConsumer({"group.id": "g"})
-    await consumer.subscribe(["orders"], None, on_revoke)
+    await consumer.subscribe(["orders"], on_assign)
 """,
     ),
     valid=(
         """\
 from confluent_kafka.aio import AIOConsumer
 
-async def on_revoke(consumer, partitions):
-    await consumer.commit(asynchronous=False)
+async def on_assign(consumer, partitions):
+    await consumer.seek(partitions[0])
 
 async def main():
     consumer = AIOConsumer({"group.id": "g"})
-    await consumer.subscribe(["orders"], on_revoke=on_revoke)
+    await consumer.subscribe(["orders"], on_assign=on_assign)
 """,
     ),
 )
