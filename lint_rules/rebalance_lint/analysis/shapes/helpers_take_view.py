@@ -20,6 +20,7 @@ from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.annotated_helpers import Widen
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
+from rebalance_lint.analysis.shapes.view_protocols import view_meets_protocol
 from rebalance_lint.analysis.walk import is_generator
 
 #: The calls a helper may make on the view, given the facts of the helper's own file:
@@ -89,8 +90,10 @@ def helper_refusal(
     param = _parameter(helper, isinstance(owner, ast.ClassDef), parent, use, keyword)
     if param is None:
         return f"passes it to {name}, whose parameter for it the codemod cannot tell; {_INLINE}"
-    if param.annotation is not None and not (
-        widen is not None and widen.note(param.annotation, home, facts)
+    if (
+        param.annotation is not None
+        and not (widen is not None and widen.note(param.annotation, home, facts))
+        and not view_meets_protocol(param, helper, home)  # shapes/view_protocols.py
     ):
         shown, wanted = _annotation_texts(param.annotation, home)
         return (
