@@ -17,6 +17,7 @@ from tests.codemods.test_assign_committed import REASONS as ASSIGN_COMMITTED_REA
 from tests.codemods.test_assign_in_helper import REASONS as ASSIGN_IN_HELPER_REASONS
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
 from tests.codemods.test_chosen_callbacks import REASONS as CHOSEN_CALLBACK_REASONS
+from tests.codemods.test_factory_callbacks import REASONS as FACTORY_CALLBACK_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
 from tests.codemods.test_listener_helper_methods import REASONS as LISTENER_HELPER_REASONS
 from tests.codemods.test_optional_listeners import REASONS as OPTIONAL_LISTENER_REASONS
@@ -866,6 +867,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *OWNER_METHOD_REASONS,
             *CALLBACK_PARAMETER_REASONS,
             *CHOSEN_CALLBACK_REASONS,
+            *FACTORY_CALLBACK_REASONS,
             *OPTIONAL_LISTENER_REASONS,
             *LISTENER_BASE_REASONS,
             *ASSIGN_AT_OFFSETS_REASONS,

@@ -14,7 +14,8 @@ it (:mod:`.shapes.lambdas`, :mod:`.shapes.partials`, :mod:`.shapes.confluent_fun
 :mod:`.shapes.owner_callbacks` (the owner becomes its own listener); parameters of the
 function calling ``subscribe()`` to :mod:`.shapes.callback_parameters`; one def in two roles to
 :mod:`.shapes.two_roles`; a callback chosen at run time among defs to
-:mod:`.shapes.chosen_callbacks`; callbacks given by position to an AIOConsumer to
+:mod:`.shapes.chosen_callbacks`, one made by a factory of the file to
+:mod:`.shapes.factory_callbacks`; callbacks given by position to an AIOConsumer to
 :mod:`.shapes.aio_positional_callbacks`; each callback's body to
 :mod:`.shapes.callback_takes_view` (with
 :mod:`.shapes.assign_release` and :mod:`.shapes.assign_at_offsets`). ``on_lost`` equal to
@@ -54,6 +55,7 @@ from rebalance_lint.analysis.shapes import (
     callback_variables,
     chosen_callbacks,
     confluent_functions,
+    factory_callbacks,
     lambdas,
     partials,
 )
@@ -205,6 +207,8 @@ def _plan_site(
         return callback_parameters.plan_helper(call, present, client, facts, taken, plan)
     if any(chosen_callbacks.chosen(value, facts) for _, value in present):
         return chosen_callbacks.plan_chosen(call, present, client, facts, taken, plan)
+    if any(factory_callbacks.made_by_factory(value, facts) for _, value in present):
+        return factory_callbacks.plan_factory(call, present, client, facts, taken, plan)
     callbacks: list[_Callback] = []
     aliases: list[tuple[_Callback, str]] = []  # one def in a second role: (its callback, role)
     for keyword, value in present:

@@ -82,20 +82,9 @@ def plan_chosen(
     plan: MigrationPlan,
 ) -> str | None:
     """Stage the listener taking the chosen callbacks, or say why not."""
-    statement = _statement_of(call, facts)
-    if (
-        statement is None
-        or not isinstance(statement, ast.Expr)
-        or not (
-            statement.value is call
-            or (isinstance(statement.value, ast.Await) and statement.value.value is call)
-        )
-        or statement_layout(statement, facts) != "own"
-    ):
-        return (
-            "the subscribe() choosing its callbacks is not a statement of its own, so the "
-            "listener class has no place next to it; put it on a line of its own first"
-        )
+    statement = own_statement(call, facts)
+    if isinstance(statement, str):
+        return statement
     roles: dict[int, tuple[str, Function]] = {}
     choices: list[ast.expr] = []  # every name of a def the registered values may be
     for keyword, value in present:
@@ -131,11 +120,46 @@ def plan_chosen(
         reason = check_passed(callback, client, facts, taken, plan, rewrite=True)
         if reason is not None:
             return reason
-    _stage(call, statement, present, client, facts, taken, plan)
+    signature = view_callable(client, facts, taken, plan)
+    stage(call, statement, present, client, facts, taken, plan, signature)
     return None
 
 
-def _stage(
+def own_statement(call: ast.Call, facts: FileFacts) -> ast.stmt | str:
+    """The statement ``[await] c.subscribe(...)`` forms on a line of its own (where the
+    listener class can go before it), or why not."""
+    statement = _statement_of(call, facts)
+    if (
+        statement is None
+        or not isinstance(statement, ast.Expr)
+        or not (
+            statement.value is call
+            or (isinstance(statement.value, ast.Await) and statement.value.value is call)
+        )
+        or statement_layout(statement, facts) != "own"
+    ):
+        return (
+            "the subscribe() choosing its callbacks is not a statement of its own, so the "
+            "listener class has no place next to it; put it on a line of its own first"
+        )
+    return statement
+
+
+def view_callable(
+    client: ClientFacts, facts: FileFacts, taken: set[str], plan: MigrationPlan
+) -> str:
+    """``Callable[[RebalanceConsumer, list[TopicPartition]], None]`` (``Awaitable[None]`` for
+    ``AIOConsumer``): what the listener's ``__init__`` takes, names imported as needed."""
+    protocol = _guard_names(facts, taken, client, plan)[1]
+    partitions = guard_name(facts, taken, CONFLUENT.package, "TopicPartition", plan)
+    callable_ = guard_name(facts, taken, "collections.abc", "Callable", plan)
+    returns = "None"
+    if client.async_callbacks:
+        returns = f"{guard_name(facts, taken, 'collections.abc', 'Awaitable', plan)}[None]"
+    return f"{callable_}[[{protocol}, list[{partitions}]], {returns}]"
+
+
+def stage(
     call: ast.Call,
     statement: ast.stmt,
     present: list[tuple[str, ast.expr]],
@@ -143,18 +167,14 @@ def _stage(
     facts: FileFacts,
     taken: set[str],
     plan: MigrationPlan,
+    signature: str,
 ) -> None:
-    """``forward_listener`` (its ``bound``: an ``__init__`` taking each registered value)
-    before the statement, and ``resubscribe`` passing the values to it."""
+    """``forward_listener`` (its ``bound``: an ``__init__`` taking each registered value,
+    typed ``signature``) before the statement, and ``resubscribe`` passing the values to it."""
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     partitions = guard_name(facts, taken, CONFLUENT.package, "TopicPartition", plan)
-    callable_ = guard_name(facts, taken, "collections.abc", "Callable", plan)
-    returns = "None"
-    if client.async_callbacks:
-        returns = f"{guard_name(facts, taken, 'collections.abc', 'Awaitable', plan)}[None]"
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
-    signature = f"{callable_}[[{protocol}, list[{partitions}]], {returns}]"
     bound = tuple((keyword, signature) for keyword, _ in present)
     plan.edit(
         Edit(
