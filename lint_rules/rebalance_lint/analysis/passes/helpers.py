@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from rebalance_lint.analysis.collect import FunctionNode, positional_params
+from rebalance_lint.analysis.collect import FunctionNode, all_params, positional_params
 from rebalance_lint.analysis.model import Callback
 from rebalance_lint.analysis.passes.draft import Draft, add_kind
 from rebalance_lint.analysis.walk import body_nodes
@@ -47,6 +47,11 @@ def follow_helpers(draft: Draft) -> None:
                 for i, arg in enumerate(node.args):
                     if i < len(params) and isinstance(arg, ast.Name) and arg.id in consumer_names:
                         callee.passed_consumer.add(params[i])
+                named = {a.arg for a in all_params(func)}  # flush(consumer=view) too
+                for kw in node.keywords:
+                    name = kw.value.id if isinstance(kw.value, ast.Name) else None
+                    if kw.arg in named and name in consumer_names:
+                        callee.passed_consumer.add(kw.arg)
             for kind in sorted(caller.kinds):
                 if kind not in callee.kinds:
                     inherited = kind == "lost" and "lost" in caller.kinds

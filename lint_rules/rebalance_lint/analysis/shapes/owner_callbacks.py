@@ -33,6 +33,7 @@ from rebalance_lint.analysis.shapes.callback_takes_view import (
 )
 from rebalance_lint.analysis.shapes.inherited_owner_callbacks import defining_ancestor
 from rebalance_lint.analysis.shapes.owner_assigns_itself import plan_owner_assigns
+from rebalance_lint.analysis.shapes.owner_helper_methods import plan_owner_helpers
 from rebalance_lint.analysis.shapes.owner_lambdas import (
     check_lambdas,
     disguised_method,
@@ -284,6 +285,7 @@ def _plan_owner_group(
             others = used_elsewhere[callback.label]
             found = stored_consumer_calls(callback, stored, others, owner, facts, ok)
             plan_stored_calls(found, callback, plan)
+        plan_owner_helpers(owner, callbacks, stored, client, facts, plan)  # self._flush()
     listener, protocol, subscribe = _guard_names(facts, taken, client, plan)
     plan.edit(Edit("add_base", span(owner), value=listener))
     plan_aliases(owner, callbacks, group.aliases, plan)
