@@ -91,3 +91,25 @@ def test_a_generic_of_something_else_than_type_variables_stays_refused() -> None
     assert [m.reason for m in result.manual] == [
         "Sink derives from Generic[int], which cannot take RebalanceListener as another base; make a listener class by hand"
     ]
+
+
+def test_an_owner_with_a_metaclass_keeps_it() -> None:
+    """held_out_7 014 (``metaclass=SingletonMeta``): RebalanceListener's metaclass is ``type``,
+    so the class's own metaclass stays its metaclass (no conflict), as with any base class."""
+    head = "class SingletonMeta(type):\n    _made: dict[type, object] = {}\n\n    def __call__(cls, *args, **kwargs):\n        if cls not in cls._made:\n            cls._made[cls] = super().__call__(*args, **kwargs)\n        return cls._made[cls]\n\n\n"
+    source = textwrap.dedent(OWNER.format(bases="(metaclass=SingletonMeta)")).replace("class Sink", head + "class Sink", 1)
+    result = migrate_source(source.encode(), "sink.py")
+    assert result.new_source is not None, result.manual
+    new = result.new_source.decode()
+    assert "class Sink(RebalanceListener, metaclass=SingletonMeta):" in new, new
+    namespace: dict[str, object] = {}
+    exec(compile(new + "\nassert Sink({'group.id': 'g'}) is Sink({'group.id': 'h'})\n", "sink.py", "exec"), namespace)
+
+
+def test_an_enum_metaclass_stays_refused() -> None:
+    source = textwrap.dedent(OWNER.format(bases="(metaclass=enum.EnumMeta)")).replace("class Sink", "import enum\n\n\nclass Sink", 1)
+    result = migrate_source(source.encode(), "sink.py")
+    assert result.new_source is None
+    assert [m.reason for m in result.manual] == [
+        "Sink has class decorators, class keywords or a metaclass of enum, typing or ctypes; make a RebalanceListener class that calls its methods by hand"
+    ]

@@ -636,8 +636,8 @@ def main(topics):
                 consumer.assign(partitions)
             consumer.subscribe(["a"], on_assign=on_assign)
         """), 9, "on_assign calls consumer.assign() on the registering consumer itself (line 8)"),
-    ("owner-metaclass", owner().replace("class Worker:", "class Worker(metaclass=Meta):"), 10,
-     "Worker has a metaclass or decorators; make a RebalanceListener class that calls its methods by hand"),
+    ("owner-decorated", owner().replace("class Worker:", "@register\nclass Worker:"), 11,
+     "Worker has class decorators, class keywords or a metaclass of enum, typing or ctypes; make a RebalanceListener class that calls its methods by hand"),
     ("owner-special-base", owner().replace("class Worker:", "import typing\nclass Worker(typing.NamedTuple):"), 11,
      "Worker derives from typing.NamedTuple, which cannot take RebalanceListener as another base"),
     ("owner-inherited", cf("""

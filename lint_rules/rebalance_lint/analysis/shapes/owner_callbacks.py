@@ -23,7 +23,7 @@ from rebalance_lint.analysis.confluent_callback import (
     _guard_names,
 )
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
-from rebalance_lint.analysis.migration_expressions import find_arg, is_dotted
+from rebalance_lint.analysis.migration_expressions import find_arg
 from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class, stored_once
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.callback_takes_view import (
@@ -33,6 +33,7 @@ from rebalance_lint.analysis.shapes.callback_takes_view import (
 )
 from rebalance_lint.analysis.shapes.inherited_owner_callbacks import defining_ancestor
 from rebalance_lint.analysis.shapes.owner_assigns_itself import plan_owner_assigns
+from rebalance_lint.analysis.shapes.owner_bases import why_not_a_listener
 from rebalance_lint.analysis.shapes.owner_helper_methods import plan_owner_helpers
 from rebalance_lint.analysis.shapes.owner_lambdas import (
     check_lambdas,
@@ -51,9 +52,6 @@ from rebalance_lint.analysis.shapes.static_owner_callbacks import (
     _static_through_class,
     is_static_callback,
 )
-
-#: Bases an owner class cannot simply gain another base next to.
-_SPECIAL_BASES = ("typing.", "typing_extensions.", "enum.", "ctypes.")
 
 
 @dataclass
@@ -205,21 +203,9 @@ def _plan_owner_group(
     clash = sorted(set(CONFLUENT_CALLBACKS.values()) & _class_names_bound(owner) - named)
     if clash:
         return f"{owner.name} already defines {clash[0]}; it cannot become its own listener"
-    if owner.keywords or (owner.decorator_list and not _only_dataclass(owner, facts)):
-        return (
-            f"{owner.name} has a metaclass or decorators; make a RebalanceListener class "
-            "that calls its methods by hand"
-        )
-    for base in owner.bases:
-        if _generic(base, facts):
-            continue  # Generic[T]: its MRO takes another base after it (held_out_7 010)
-        if not is_dotted(base) or any(
-            name.startswith(_SPECIAL_BASES) for name in facts.qualnames(base)
-        ):
-            return (
-                f"{owner.name} derives from {ast.unparse(base)}, which cannot take "
-                "RebalanceListener as another base; make a listener class by hand"
-            )
+    reason = why_not_a_listener(owner, facts)  # shapes/owner_bases.py
+    if reason is not None:
+        return reason
     callbacks: list[_Callback] = []
     delegated: set[str] = set()
     used_elsewhere: dict[str, list[ast.AST]] = {}
@@ -323,34 +309,6 @@ def _class_names_bound(cls: ast.ClassDef) -> set[str]:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
-
-
-def _generic(base: ast.expr, facts: FileFacts) -> bool:
-    """``Generic[T, ...]`` (typing's or typing_extensions'), each argument a name bound once
-    to ``TypeVar(...)``."""
-    typing = ("typing.", "typing_extensions.")
-    if not isinstance(base, ast.Subscript) or not is_dotted(base.value):
-        return False
-    if not {f"{t}Generic" for t in typing} & facts.qualnames(base.value):
-        return False
-    args = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
-    for arg in args:
-        found = facts.sole_assignment(arg) if isinstance(arg, ast.Name) else None
-        made = found[1] if found is not None else None
-        if not (
-            isinstance(made, ast.Call)
-            and {f"{t}TypeVar" for t in typing} & facts.qualnames(made.func)
-        ):
-            return False
-    return True
-
-
-def _only_dataclass(cls: ast.ClassDef, facts: FileFacts) -> bool:
-    wanted = {"dataclasses.dataclass"}
-    return all(
-        facts.qualnames(d.func if isinstance(d, ast.Call) else d) & wanted
-        for d in cls.decorator_list
-    )
 
 
 def _callback_values(call: ast.Call, facts: FileFacts) -> list[ast.expr]:
