@@ -28,7 +28,7 @@ def why_not_a_listener(owner: ast.ClassDef, facts: FileFacts) -> str | None:
             "or ctypes; make a RebalanceListener class that calls its methods by hand"
         )
     for base in owner.bases:
-        if _generic(base, facts):
+        if generic(base, facts):
             continue  # Generic[T]: its MRO takes another base after it (held_out_7 010)
         if not is_dotted(base) or any(
             name.startswith(_SPECIAL_BASES) for name in facts.qualnames(base)
@@ -53,7 +53,7 @@ def _plain_metaclass(owner: ast.ClassDef, facts: FileFacts) -> bool:
     return True
 
 
-def _generic(base: ast.expr, facts: FileFacts) -> bool:
+def generic(base: ast.expr, facts: FileFacts) -> bool:
     """``Generic[T, ...]`` (typing's or typing_extensions'), each argument a name bound once
     to ``TypeVar(...)``."""
     typing = ("typing.", "typing_extensions.")

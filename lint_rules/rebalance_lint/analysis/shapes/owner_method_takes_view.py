@@ -36,6 +36,7 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.helpers_take_view import offered_by_view
 from rebalance_lint.analysis.shapes.injected_consumer import _stored_as
 from rebalance_lint.analysis.shapes.listener_owners import FALLBACK, owner_holding
+from rebalance_lint.analysis.shapes.owner_bases import generic
 from rebalance_lint.analysis.shapes.owner_consumer_in_callbacks import (
     Direct,
     direct_use,
@@ -241,8 +242,11 @@ def _chain(start: set[Function], own: dict[str, Function], reaching: set[str]) -
 def _overridable(owner: ast.ClassDef, chain: set[Function], facts: FileFacts) -> str | None:
     """Why a method of ``chain`` may not be the one that runs: the owner derives from a class
     the codemod cannot see, or a class of this file deriving from it overrides the method."""
-    bases = [ast.unparse(base) for base in owner.bases]
-    odd = [base for base in bases if base not in _PLAIN_BASES]
+    odd = [
+        ast.unparse(base)
+        for base in owner.bases
+        if ast.unparse(base) not in _PLAIN_BASES and not generic(base, facts)  # Generic[T]
+    ]
     if odd or any(kw.arg != "metaclass" for kw in owner.keywords):
         return (
             f"the owner's class {owner.name} derives from {', '.join(odd) or 'a metaclass'}, "
