@@ -52,9 +52,11 @@ CONSUMER_BESIDE_THE_VIEW = Rule(
         "assignment, a synchronous commit). Callbacks that reach the real consumer instead "
         "(a module global, a variable of the function the class is defined in, an "
         "attribute such as `self.consumer`, or a helper handed one) get none of that. "
-        "The migration never writes such code; people do by hand, often after migrating "
-        "the listener's base class but not its body. Calls the view omits (`poll()`, "
-        "`close()`, `assign()`...) are KRB101's."
+        "People write such code by hand, often after migrating the listener's base class "
+        "but not its body; the migration hands the view to the helper methods a callback "
+        "reaches the consumer through where it can prove that rewrite, and leaves the "
+        "others (a helper using the consumer in a nested function, say) for this rule to "
+        "report. Calls the view omits (`poll()`, `close()`, `assign()`...) are KRB101's."
     ),
     fix=(
         "Call the method on the view the callback receives (`consumer` in "
