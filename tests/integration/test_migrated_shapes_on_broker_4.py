@@ -35,8 +35,25 @@ migrated code passes no ``protocol=``: under the incremental protocols the adapt
 guessed-eager fallback runs). Member threads are named ``member-A``/``member-B``, which is how
 the test's wrappers know which member a callback ran in.
 
-Each check was shown able to fail by breaking the migrated source before it is loaded (a
-temporary edit of this file, reverted; 2026-11-27): see FAILURE DEMONSTRATIONS at the end.
+Each check was shown able to fail by breaking the migrated source before it is loaded (the
+text replaced in ``load``'s argument by a throwaway pytest plugin, nothing committed;
+2026-11-27):
+
+- case 1, the alias line dropped (every protocol): the program's partitions never matched
+  its assignment (timed out waiting for A and B to share the topic); the alias replaced by a
+  revocation method of its own that only updates ``owned``: the epoch check failed (3 against
+  6 callbacks); the loop's commit dropped: the leaver's-commit check failed (-1001 against
+  the last offset + 1); ``self.pending.clear()`` dropped: stale progress of revoked partitions
+  was committed over the new owner's, the leaver's-commit check failed (e.g. 65 against 117;
+  eager and cooperative, the KIP-848 run happened to pass);
+- case 2, the migrated seek loop dropped (every protocol): the start check failed (a member
+  restarted at 0 instead of the stored position, e.g. 98); seeking one before the position:
+  it failed by one (98 against 99); one after: the seek past the end was reset to the
+  beginning by ``auto.offset.reset`` and the start check failed (0 against 89);
+- case 3, the seek loop dropped: the start check failed (0 against 80); seeking one before
+  the end: it failed by one (66 against 67); (before the start check came first) both failed
+  the processed-twice check (563 and 1 messages); the listener no longer calling the helper:
+  no start was seen (the helper-ran checks come after).
 """
 
 # ruff: noqa: E501  (expected codemod output lines are compared verbatim)
@@ -112,7 +129,7 @@ def test_one_method_for_every_role_runs_on_each_change_on_the_broker(
         in source
     )
     assert "_on_assignment" not in source.split('"""', 2)[2]  # after the docstring
-    module = load(source, tmp_path, name)
+    module: Any = load(source, tmp_path, name)
     module.Consumer = SampledConsumer  # what Projector() creates
     topic, group = broker.create_topic(PARTITIONS), broker.group()
     conf = config(broker, group, protocol)
@@ -194,7 +211,7 @@ def test_factory_made_callback_starts_at_the_stored_position_on_the_broker(
         "                consumer.seek(partition)\n"
     ) in source
     assert "consumer.assign(" not in source
-    module = load(source, tmp_path, name)
+    module: Any = load(source, tmp_path, name)
     module.Consumer = SampledConsumer  # what follow() creates
     topic, group = broker.create_topic(PARTITIONS), broker.group()
     driver = module.Driver(config(broker, group, protocol))
@@ -303,7 +320,7 @@ def test_protocol_annotated_helper_seeks_to_the_end_on_the_broker(
         "    consumer.subscribe(topics=[topic])\n"
     ) in source
     assert "self._consumer" not in source and "def __init__" not in source  # injection gone
-    module = load(source, tmp_path, name)
+    module: Any = load(source, tmp_path, name)
     topic, group = broker.create_topic(PARTITIONS), broker.group()
     #: (member, partition, end before, the view's end, end after, the journal's length then)
     starts: list[tuple[str, int, int, int, int, int]] = []
@@ -374,8 +391,6 @@ def test_protocol_annotated_helper_seeks_to_the_end_on_the_broker(
         reader.close()
 
     assert {p: o for p, o in at_end.items() if o >= 0} == {}, "the program commits nothing"
-    twice = sorted(v for v, n in Counter(run.processed()).items() if n > 1)
-    assert not twice, f"{len(twice)} messages processed twice: {twice[:20]}"
     checked = []
     for who, p, before, seen, after, since in starts:
         assert before <= seen <= after, (who, p, before, seen, after)
@@ -386,13 +401,11 @@ def test_protocol_annotated_helper_seeks_to_the_end_on_the_broker(
         checked.append((who, seen))
     assert {who for who, _ in checked} == {"A", "B"}, (checked, starts)
     assert all(seen > 0 for _, seen in checked), checked  # each start skipped what was there
+    twice = sorted(v for v, n in Counter(run.processed()).items() if n > 1)
+    assert not twice, f"{len(twice)} messages processed twice: {twice[:20]}"
     # the helper ran once per assignment with partitions, and was handed the callback's view
     assigned = [c for c in run.calls if c.name == "on_partitions_assigned" and c.partitions]
     assert len(handed) == len(assigned), (handed, assigned)
     assert all(isinstance(v, ExpiringView) for v in handed), [type(v) for v in handed]
     assert {id(v) for v in handed} == {id(c.consumer) for c in assigned}
     assert_callbacks_through_the_view(run, listeners[id(a.consumer)])
-
-
-# FAILURE DEMONSTRATIONS (2026-11-27, each a temporary edit of the migrated source, reverted):
-# filled in below once run.
