@@ -39,9 +39,9 @@ from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     guard_name,
     self_class,
-    statement_layout,
 )
 from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.shapes.chosen_callbacks import own_statement
 from rebalance_lint.analysis.shapes.passed_callbacks import callback_of, check_passed, only_passed
 
 #: Names the listener methods use for their own parameters (a forwarded one may not be one).
@@ -190,20 +190,9 @@ def _helper_refusal(
             f"{name} is decorated; the codemod cannot know how it is called; drop the "
             "decorator, or register the callbacks where they are defined, first"
         )
-    statement = _statement_of(call, facts)
-    if (
-        statement is None
-        or not isinstance(statement, ast.Expr)
-        or not (
-            statement.value is call
-            or (isinstance(statement.value, ast.Await) and statement.value.value is call)
-        )
-        or statement_layout(statement, facts) != "own"
-    ):
-        return (
-            f"the subscribe() in {name} is not a statement of its own, so the listener "
-            "class has no place next to it; put it on a line of its own first"
-        )
+    statement = own_statement(call, facts, f"the subscribe() in {name}")  # chosen_callbacks
+    if isinstance(statement, str):
+        return statement
     for keyword, parameter in parameters:
         label = f"{keyword}= is {parameter.arg}, a parameter of {name}"
         if parameter in (helper.args.vararg, helper.args.kwarg):

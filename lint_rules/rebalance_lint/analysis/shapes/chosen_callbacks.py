@@ -125,9 +125,11 @@ def plan_chosen(
     return None
 
 
-def own_statement(call: ast.Call, facts: FileFacts) -> ast.stmt | str:
+def own_statement(
+    call: ast.Call, facts: FileFacts, what: str = "the subscribe() choosing its callbacks"
+) -> ast.stmt | str:
     """The statement ``[await] c.subscribe(...)`` forms on a line of its own (where the
-    listener class can go before it), or why not."""
+    listener class can go before it), or why not (``what``: how the refusal names the call)."""
     statement = _statement_of(call, facts)
     if (
         statement is None
@@ -139,8 +141,8 @@ def own_statement(call: ast.Call, facts: FileFacts) -> ast.stmt | str:
         or statement_layout(statement, facts) != "own"
     ):
         return (
-            "the subscribe() choosing its callbacks is not a statement of its own, so the "
-            "listener class has no place next to it; put it on a line of its own first"
+            f"{what} is not a statement of its own, so the listener class has no place next "
+            "to it; put it on a line of its own first"
         )
     return statement
 

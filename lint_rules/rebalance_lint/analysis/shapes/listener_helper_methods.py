@@ -27,7 +27,6 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     first_param,
-    guard_name,
     methods_of,
     self_attr,
     self_class,
@@ -35,7 +34,8 @@ from rebalance_lint.analysis.migration_facts import (
 )
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.helpers_take_view import _deferred
-from rebalance_lint.analysis.shapes.owner_method_takes_view import _chain, _reaching, _typed
+from rebalance_lint.analysis.shapes.owner_method_takes_view import _chain, _reaching
+from rebalance_lint.analysis.shapes.view_keywords import stage_view_keywords
 from rebalance_lint.analysis.shapes.view_uses import _view_use
 from rebalance_lint.analysis.walk import is_generator
 
@@ -234,21 +234,8 @@ def _plan(
                 plan.edit(
                     Edit("set_keyword", span(call), value=names[method], extra=passing[caller])
                 )
-    protocol = ""
-    for method in ordered:
-        if _typed(method) and not protocol:
-            taken = facts.index.names
-            protocol = guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan)
-        annotation = protocol if _typed(method) else ""
-        plan.edit(
-            Edit(
-                "keyword_param",
-                span(method),
-                value=names[method],
-                annotation=annotation,
-                extra="required",
-            )
-        )
+    ordered_names = {method: names[method] for method in ordered}
+    stage_view_keywords(ordered_names, client, facts, plan, required=True)  # view_keywords
     return plan
 
 

@@ -26,7 +26,6 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     first_param,
-    guard_name,
     methods_of,
     self_attr,
     view_name,
@@ -39,9 +38,9 @@ from rebalance_lint.analysis.shapes.owner_method_takes_view import (
     _overridable,
     _plan_method,
     _reaching,
-    _typed,
 )
 from rebalance_lint.analysis.shapes.owner_stored_consumer import _own_scope
+from rebalance_lint.analysis.shapes.view_keywords import stage_view_keywords
 
 
 def plan_owner_helpers(
@@ -103,13 +102,7 @@ def _plan(
             return False
         view = _consumer_param(callback).arg
         plan.edit(Edit("set_keyword", span(call), value=names[method], extra=view))
-    protocol = ""
-    for method, name in names.items():
-        if _typed(method) and not protocol:
-            taken = facts.index.names
-            protocol = guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan)
-        annotation = f"{protocol} | None" if _typed(method) else ""
-        plan.edit(Edit("keyword_param", span(method), value=name, annotation=annotation))
+    stage_view_keywords(names, client, facts, plan)
     return True
 
 

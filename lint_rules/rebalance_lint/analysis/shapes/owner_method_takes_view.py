@@ -25,7 +25,6 @@ from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_facts import (
     FileFacts,
     first_param,
-    guard_name,
     methods_of,
     self_attr,
     self_class,
@@ -43,6 +42,7 @@ from rebalance_lint.analysis.shapes.owner_consumer_in_callbacks import (
     plan_direct_uses,
 )
 from rebalance_lint.analysis.shapes.owner_stored_consumer import _own_scope
+from rebalance_lint.analysis.shapes.view_keywords import stage_view_keywords
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 Offered = Callable[[ast.Call, str], bool]
@@ -131,14 +131,9 @@ def _plan(
     reason = _model_agrees(found, analysis, held, rewritten)
     if reason is not None:
         return reason
-    protocol = ""
-    for method, name in names.items():
-        if _typed(method) and not protocol:
-            taken = facts.index.names
-            protocol = guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan)
-        annotation = f"{protocol} | None" if _typed(method) else ""
-        plan.edit(Edit("keyword_param", span(method), value=name, annotation=annotation))
+    stage_view_keywords(names, client, facts, plan)
     return None
+
 
 
 def _hops(
@@ -371,13 +366,6 @@ def _not_awaited(call: ast.Call, method: Function) -> str:
         f"calls the coroutine method {method.name}() without awaiting it (line {call.lineno}), "
         "so it would run after the view expired; await it first"
     )
-
-
-def _typed(method: Function) -> bool:
-    """Whether a type checker reads ``method`` as annotated (a new parameter then needs one)."""
-    args = method.args
-    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return method.returns is not None or any(p.annotation is not None for p in params)
 
 
 SHAPE = Shape(
