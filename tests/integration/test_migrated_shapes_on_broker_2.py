@@ -30,8 +30,8 @@ protocols the adapter's guessed-eager fallback is what runs. kafka-python has no
 The confluent programs run on a subclass of the consumer they create that reads its
 assignment on the polling thread after each ``poll()`` (:class:`SampledConsumer`): confluent's
 ``assignment()`` asked from the test's thread hangs during a rebalance, raw confluent alike.
-Each sync confluent case takes ~10 s more than it should: the last member's ``close()``
-stalls in the view's bare ``commit()`` (test_confluent_kafka_bare_commit_in_close.py).
+(The ~10 s stall of the last member's ``close()`` in the view's bare ``commit()`` these cases
+once showed is gone since 0247351: test_confluent_kafka_bare_commit_in_close.py.)
 """
 
 # ruff: noqa: E501  (expected codemod output lines are compared verbatim)
