@@ -153,7 +153,7 @@ def _subscribe_site(
     anchor: ast.AST | None = None
     for kw in call.keywords:
         if isinstance(kw.value, ast.Constant) and kw.value.value is None:
-            continue  # on_lost=None: the same as not passing it
+            continue  # on_lost=None registers no role (confluent raises on it: KRB113)
         if kw.arg in ROLE_KINDS or kw.arg == "listener":
             roles[kw.arg] = kw.value
             anchor = anchor or kw

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import takes_callbacks
+from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
@@ -65,10 +65,6 @@ consumer.subscribe(["orders"], on_revoke=on_revoke)
 _ROLES = ("on_assign", "on_revoke", "on_lost")
 
 
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 @NONE_CALLBACK.per_file
 def none_callback(analysis: Analysis) -> Iterator[Hit]:
     for reg in analysis.registrations:
@@ -77,7 +73,7 @@ def none_callback(analysis: Analysis) -> Iterator[Hit]:
         passed = [(role, arg) for role, arg in zip(_ROLES, reg.call.args[1:], strict=False)]
         passed += [(kw.arg, kw.value) for kw in reg.call.keywords if kw.arg in _ROLES]
         for role, value in passed:
-            if not _is_none(value):
+            if not is_none(value):
                 continue
             by_keyword = any(value is kw.value for kw in reg.call.keywords)
             fails = (
