@@ -75,9 +75,9 @@ def test_only_the_clients_base_is_rebased_in_place(bases: str, rebased: str) -> 
 
 REFUSED = [
     ("metaclass", "Reporter, ConsumerRebalanceListener, metaclass=abc.ABCMeta", "",
-     "listener class Tracker: a metaclass or class keywords; the codemod cannot rebase it safely; split it by hand"),
+     "listener class Tracker: a metaclass or class keywords; the codemod cannot rebase it safely; by hand, move its callbacks into a class deriving from rebalance_guard's RebalanceListener alone"),
     ("base-twice", "ConsumerRebalanceListener, Reporter, ConsumerRebalanceListener", "",
-     "listener class Tracker: other base classes; the codemod cannot rebase it safely; split it by hand"),
+     "listener class Tracker: other base classes; the codemod cannot rebase it safely; by hand, move its callbacks into a class deriving from rebalance_guard's RebalanceListener alone"),
     ("callback-logging", "Reporter, ConsumerRebalanceListener", "\nReporter.callback_logging = None\n",
      None),
     ("registered-virtually", "Reporter, ConsumerRebalanceListener", "\nTracker.register(dict)\n",

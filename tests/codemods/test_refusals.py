@@ -99,7 +99,7 @@ CASES = [
      "a callback uses consumer.commit without calling it (line 10); the view offers method calls only: read it outside the callbacks (in the poll loop) and keep what the callback needs on the listener, then run migrate again"),
     # a mixin listener (Mixin, ConsumerRebalanceListener) migrates: test_listener_bases.py
     ("metaclass", kp(tail=REGISTER).replace("(ConsumerRebalanceListener)", "(Mixin, ConsumerRebalanceListener, metaclass=Meta)"), 5,
-     "a metaclass or class keywords; the codemod cannot rebase it safely; split it by hand"),
+     "a metaclass or class keywords; the codemod cannot rebase it safely; by hand, move its callbacks into a class deriving from rebalance_guard's RebalanceListener alone"),
     ("decorated", kp(tail=REGISTER).replace("    def on_partitions_assigned", "    @trace\n    def on_partitions_assigned"), 5,
      "on_partitions_assigned is decorated; the codemod cannot know what the decorator expects"),
     ("wrong-arity", kp(tail=REGISTER).replace("on_partitions_assigned(self, assigned)", "on_partitions_assigned(self, assigned, extra)"), 5,
@@ -152,7 +152,7 @@ CASES = [
     ("star-instantiation", kp(tail="consumer = KafkaConsumer()\nconsumer.subscribe(['a'], listener=Listener(*[consumer]))\n"), 5,
      "instantiated with *args or **kwargs at line 15"),
     ("subscribe-as-value", kp(tail="consumer = KafkaConsumer()\nok = consumer.subscribe(['a'], listener=Listener(consumer))\n"), 15,
-     "subscribe(listener=...) is used as a value"),
+     "subscribe(listener=...) is used as a value (its value is None); call it as a statement of its own line, then run migrate again"),
     ("subscribe-shares-line", kp(tail="consumer = KafkaConsumer()\nconsumer.subscribe(['a'], listener=Listener(consumer)); go()\n"), 15,
      "subscribe(listener=...) shares its line with other statements"),
     ("receiver-not-a-name", "from kafka import KafkaConsumer\nmake().subscribe(['a'], listener=L())\n", 2,
@@ -397,7 +397,7 @@ def main(topics):
             consumer.assign(offsets)
         c = Consumer({})
         c.subscribe(["a"], on_assign=on_assign)
-        """), 10, "consumer.assign() of offsets_for_times()'s answer: offsets is also used on line 7; the seek loop replacing the assign must be its only use (but for loops before it setting its items' offsets) (line 8); migrate it by hand"),
+        """), 10, "consumer.assign() of offsets_for_times()'s answer: offsets is also used on line 7; the seek loop replacing the assign must be its only use (but for loops before it setting its items' offsets) (line 8); migrate it by hand: in its place, seek each of the callback's partitions to its offset on the callback's consumer (the rebalance view), which the adapter assigns when the callback returns"),
     ("cf-at-times-answer-under-if", cf("""
         def on_assign(consumer, partitions):
             if partitions:
@@ -654,7 +654,7 @@ def main(topics):
         def again(w: Worker, c: Consumer) -> None:
             w._on_assign(c, [])
         """), 10,
-     "_on_assign is also used elsewhere, so its consumer.assign() cannot become the view's; move that call out of it first (line 13)"),
+     "_on_assign is also used elsewhere, so its consumer.assign() cannot become the view's (line 13); move that call out of it, then run migrate again"),
     ("aiokafka-dropped-coroutine", textwrap.dedent("""
         from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
 
@@ -1025,6 +1025,7 @@ def test_a_registration_waits_for_its_class() -> None:
     assert result.status == "ok" and result.new_source is None
     message = (
         "listener class Listener: a metaclass or class keywords; the codemod cannot rebase "
-        "it safely; split it by hand"
+        "it safely; by hand, move its callbacks into a class deriving from rebalance_guard's "
+        "RebalanceListener alone"
     )
     assert [(m.line, m.reason) for m in result.manual] == [(9, message), (18, message)]

@@ -28,7 +28,17 @@ LISTENERS = "app/listeners.py"
 #: negative cases: the refusal reported at the class (line 4 of app/listeners.py)
 REFUSED = {
     "unregistered_instance": "the instance created at app/tools.py:5 is not registered",
-    "subclassed_elsewhere": "subclassed in another module (class LoudCommit at app/loud.py:4)",
+    "subclassed_elsewhere": (
+        "subclassed in another module (class LoudCommit at app/loud.py:4); the codemod cannot "
+        "migrate a class hierarchy across modules; migrate both by hand (each derives from "
+        "rebalance_guard's RebalanceListener and its on_partitions_*() take the view)"
+    ),
+    "used_as_value_elsewhere": (
+        "CommitOnRevoke is used at app/registry.py:3 other than to create an instance "
+        "({'billing': CommitOnRevoke}); create and register it there directly "
+        "(subscribe(listener=CommitOnRevoke(...))), then run rebalance-guard migrate on the "
+        "directory again"
+    ),
     "isinstance_elsewhere": "tested with isinstance() at app/checks.py:5",
     "unparsable_member": "app/broken.py mentions CommitOnRevoke but it cannot be parsed",
     "never_created": "no instance is created in this file or anywhere else in the repository",

@@ -155,8 +155,8 @@ REFUSED = [
         "an assign, which only the callback's own last statement may become",
         CONFLUENT + "def on_assign(consumer, partitions):\n    consumer.assign(partitions)\n\n"
         "c.subscribe(['t'], on_assign=on_assign)\non_assign(c, [])\n",
-        "on_assign is also used elsewhere, so its consumer.assign() cannot become the view's; "
-        "move that call out of it first (line 5); migrate it by hand",
+        "on_assign is also used elsewhere, so its consumer.assign() cannot become the view's "
+        "(line 5); move that call out of it, then run migrate again",
     ),
     (
         "a call the view does not offer",

@@ -82,7 +82,8 @@ def _reached(effect: Effect) -> str:
     where = f"{effect.path}:{line}" if effect.path else f"line {line}"
     return (
         f"the commit is reached through {hops} ({where}), which other code may call too; "
-        "fix it by hand"
+        f"give the callback its own copy of {effect.via[-1].text.partition('(')[0]}() and "
+        "change the copy by hand"
     )
 
 

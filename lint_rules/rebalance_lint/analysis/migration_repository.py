@@ -179,7 +179,9 @@ def blocker(name: str, ref: ClassReference) -> str:
     if ref.kind == "subclass":
         return (
             f"{name} is subclassed in another module ({ref.text} at {where}); the codemod "
-            "cannot migrate a class hierarchy across modules; migrate both by hand"
+            "cannot migrate a class hierarchy across modules; migrate both by hand (each "
+            "derives from rebalance_guard's RebalanceListener and its on_partitions_*() take "
+            "the view)"
         )
     if ref.kind == "isinstance":
         return (
@@ -209,5 +211,6 @@ def blocker(name: str, ref: ClassReference) -> str:
         )
     return (
         f"{name} is used at {where} other than to create an instance ({ref.text}); create "
-        "and register it there directly (subscribe(listener={name}(...))) or migrate it by hand"
+        f"and register it there directly (subscribe(listener={name}(...))), then run "
+        "rebalance-guard migrate on the directory again"
     )

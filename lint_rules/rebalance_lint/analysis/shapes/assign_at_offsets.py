@@ -71,7 +71,8 @@ def plan_bound_at_offsets(
         if unbound:
             return (
                 f"{what} names {', '.join(unbound)}, bound nowhere in the file (as written "
-                "the callback raises NameError there): import them from confluent_kafka first"
+                "the callback raises NameError there); import them from confluent_kafka, then run "
+                "migrate again"
             )
         return (
             f"{what} does not build each of them at an offset as confluent's "

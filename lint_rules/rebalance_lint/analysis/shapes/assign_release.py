@@ -60,13 +60,20 @@ def _tail_statement(
         node = owner
 
 
+_BY_HAND = (
+    "; migrate it by hand: in its place, seek each of the callback's partitions to its offset "
+    "on the callback's consumer (the rebalance view), which the adapter assigns when the "
+    "callback returns"
+)
+
+
 def at_line(reason: str, line: int) -> str:
     """A :func:`_plan_final` reason as a refusal: the call's line (before the next step when
-    the reason names its own), else "migrate it by hand"."""
+    the reason names its own), else the step by hand: what an assign at offsets becomes."""
     if reason.endswith("then run migrate again") and "; " in reason:
         what, _, step = reason.partition("; ")
         return f"{what} (line {line}); {step}"
-    step = "" if reason.endswith("then run migrate again") else "; migrate it by hand"
+    step = "" if reason.endswith("then run migrate again") else _BY_HAND
     return f"{reason} (line {line}){step}"
 
 

@@ -166,7 +166,7 @@ def _check_callback(
                 _plan_final(callback, call, name, partitions.arg, facts, plan)
                 if rewrite
                 else f"{label} is also used elsewhere, so its consumer.{name}() cannot become "
-                "the view's; move that call out of it first"
+                "the view's; move that call out of it, then run migrate again"
             )
             if reason is not None:
                 return at_line(reason, line)

@@ -37,12 +37,18 @@ def confluent_lost(
     if callback.is_method:
         parent = callback.scope.parent
         if parent is None or not parent.is_class_body:
-            return "the callback is not a method of a class of this file; fix it by hand"
+            return (
+                "the callback is not a method of a class of this file; pass subscribe() an "
+                "on_lost= callback that does its work without the commit, by hand"
+            )
     sites = list({id(reg): reg for reg in callback.sites}.values())
     to_fix: list[Registration] = []
     for reg in sites:
         if not takes_callbacks(reg.client):
-            return "the callback is also registered as a listener; fix it by hand"
+            return (
+                "the callback is also registered as a listener; give that listener an "
+                "on_partitions_lost() that does not commit, and pass on_lost= here, by hand"
+            )
         lost_expr, revoke_expr = reg.roles.get("on_lost"), reg.roles.get("on_revoke")
         if lost_expr is not None:
             if _names(lost_expr, func.name, callback.is_method):
@@ -60,7 +66,10 @@ def confluent_lost(
             return problem
         to_fix.append(reg)
     if not to_fix:
-        return "no subscribe() of this file registers it without on_lost=; fix it by hand"
+        return (
+            "no subscribe() of this file registers it as on_revoke= without on_lost=; pass "
+            "on_lost= where it is registered so, by hand"
+        )
     aio = {reg.client == "confluent_aio" for reg in to_fix}
     if len(aio) > 1 or isinstance(func, ast.AsyncFunctionDef) != aio.pop():
         return (

@@ -50,7 +50,11 @@ def listener_lost(
     for reg in planner.analysis.registrations:
         roles = [expr for role, expr in reg.roles.items() if role != "listener"]
         if any(_names(expr, func.name) for expr in roles):
-            return "on_partitions_revoked() is also registered as a callback; fix it by hand"
+            return (
+                "on_partitions_revoked() is also registered as a callback; add an "
+                "on_partitions_lost() that does not commit, and pass on_lost= to that "
+                "subscribe(), by hand"
+            )
     return (_stub(func, "on_partitions_lost", kept),)
 
 

@@ -102,7 +102,8 @@ def synchronous(
             return (
                 f"{callback.label} also runs when partitions are lost, and the KRB104 fix "
                 "that would give it a lost handler is suppressed (noqa); a synchronous "
-                "commit there raises: fix it by hand"
+                "commit there raises: drop that noqa and run fix again, or keep the commit off "
+                "the lost path by hand"
             )
     if effect.name == "commit_async":
         edit = commit_async(planner, callback, effect, call)
@@ -130,7 +131,11 @@ def commit_async(
             "synchronously and do the callback's work after it by hand"
         )
     if keywords - {"offsets"}:
-        return "commit_async() has arguments commit() does not take; fix it by hand"
+        return (
+            f"commit_async() has arguments commit() does not take "
+            f"({', '.join(sorted(k or '**' for k in keywords - {'offsets'}))}); call "
+            "commit() with offsets= alone, by hand"
+        )
     assert isinstance(call.func, ast.Attribute)
     return Edit("rename_method", span(call), value="commit")
 

@@ -29,8 +29,9 @@ def rebased_base(cls: ast.ClassDef, facts: FileFacts) -> ast.expr | str:
     """The base of ``cls`` the migration renames to ``RebalanceListener``, or why none."""
     if cls.keywords:
         return (
-            "a metaclass or class keywords; the codemod cannot rebase it safely; split it "
-            "by hand"
+            "a metaclass or class keywords; the codemod cannot rebase it safely; by hand, "
+            "move its callbacks into a class deriving from rebalance_guard's RebalanceListener "
+            "alone"
         )
     if len(cls.bases) == 1:
         return cls.bases[0]
@@ -40,7 +41,10 @@ def rebased_base(cls: ast.ClassDef, facts: FileFacts) -> ast.expr | str:
         if (qualname := facts.imports.resolve(base)) and client_listener_base(qualname)
     ]
     if len(named) != 1:
-        return "other base classes; the codemod cannot rebase it safely; split it by hand"
+        return (
+            "other base classes; the codemod cannot rebase it safely; by hand, move its "
+            "callbacks into a class deriving from rebalance_guard's RebalanceListener alone"
+        )
     for base in cls.bases:
         bound = facts.bindings.binding(base) if isinstance(base, ast.Name) else None
         if isinstance(bound, ast.ClassDef) and "callback_logging" in _names(bound):

@@ -136,7 +136,10 @@ def _why_not_splittable(
     statement = facts.parent(call)
     layout = statement_layout(statement, facts) if isinstance(statement, ast.Expr) else "value"
     if layout in ("value", "suite"):
-        return "subscribe(listener=...) is used as a value; split it by hand"
+        return (
+            "subscribe(listener=...) is used as a value (its value is None); call it as a "
+            "statement of its own line, then run migrate again"
+        )
     if layout == "shared":
         return "subscribe(listener=...) shares its line with other statements; give it a line first"
     assert isinstance(call.func, ast.Attribute)
