@@ -20,7 +20,9 @@ migrated with its registrations in the others).
 repository (a corpus of several projects, e.g. ``benchmarks/real_world_corpus``); ``*.py`` files
 directly in DIR are taken on their own.
 
-A migrated file counts as broken too when its new source does not ``compile()``. A file whose
+A migrated file counts as broken too when its new source does not ``compile()``, or when
+pyflakes finds a name it reads unbound (undefined, or used after ``del``) that the original
+did not read. A file whose
 input cannot be read (the check report's status is not ok, e.g. a syntax error, or an input that
 does not ``compile()`` either) is counted and listed apart as unreadable input: broken means the
 migration made something worse, and only broken or not idempotent files make the exit code 1.
@@ -244,6 +246,14 @@ def sites_of(path: str, report: FileReport, result: MigrationResult) -> tuple[li
     return lines, no_reason
 
 
+def unbound_gained(source: bytes, new_source: bytes, path: str) -> Counter[str]:
+    """The unbound-name reads the migration added (``tests/codemods/type_check_diff.py``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/
+    from tests.codemods.type_check_diff import unbound_names
+
+    return unbound_names(new_source, path) - unbound_names(source, path)
+
+
 def measure(outcomes: Iterator[Outcome]) -> Tally:
     tally = Tally()
     for path, source, report, result, idempotent in outcomes:
@@ -268,6 +278,12 @@ def measure(outcomes: Iterator[Outcome]) -> Tally:
                 continue
             tally.broken.append(f"{path}: migrated source does not compile")
             continue
+        if result.new_source is not None:
+            gained = unbound_gained(source, result.new_source, path)
+            if gained:
+                shown = ", ".join(sorted(gained))
+                tally.broken.append(f"{path}: the migrated source reads unbound names: {shown}")
+                continue
         if result.new_source is not None:
             tally.changed += 1
             tally.migrated.append((path, source, result.new_source))

@@ -76,6 +76,34 @@ def test_a_helper_two_callbacks_share_is_widened_once() -> None:
     assert result.new_source.decode().count("Consumer | RebalanceConsumer") == 1
 
 
+
+@pytest.mark.parametrize(
+    ("imports", "annotation"),
+    [
+        ("from typing import Any\nfrom confluent_kafka import Consumer", "Any"),
+        ("import typing\nfrom confluent_kafka import Consumer", "typing.Any"),
+        ("from typing_extensions import Any\nfrom confluent_kafka import Consumer", "'Any'"),
+    ],
+)
+def test_an_any_annotation_takes_the_view_unchanged(imports: str, annotation: str) -> None:
+    """Any accepts the view as it is (helper-42's program was refused for it, 2026-11-27)."""
+    result = _migrate(CONFLUENT.format(imports=imports, annotation=annotation))
+    assert not result.manual, result.manual
+    assert result.new_source is not None
+    after = result.new_source.decode()
+    assert f"def commit_pending(consumer: {annotation}, pending: dict[str, int]) -> None:" in after
+    assert "| RebalanceConsumer" not in after
+    assert "def on_partitions_revoked(self, partitions, consumer: RebalanceConsumer):\n        commit_pending(consumer, {})" in after
+    assert migrate_source(result.new_source, "app.py").new_source is None, "idempotent"
+
+
+def test_any_rebound_is_not_taken_for_typing_any() -> None:
+    imports = "from typing import Any\nfrom confluent_kafka import Consumer\nAny = Consumer"
+    result = _migrate(CONFLUENT.format(imports=imports, annotation="Any"))
+    assert result.new_source is None
+    assert any("is annotated Any, which the view is not" in m.reason for m in result.manual), result.manual
+
+
 REFUSED = [
     ("a local class, not the client's", "from confluent_kafka import Consumer\n\nclass Checked(Consumer):\n    pass", "Checked"),
     ("an Optional", "from typing import Optional\nfrom confluent_kafka import Consumer", "Optional[Consumer]"),

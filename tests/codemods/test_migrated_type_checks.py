@@ -12,13 +12,14 @@ none, and that a file mypy found fully typed stays so.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from rebalance_codemods.api import migrate_source
 
 from tests.codemods.examples import ROOT
-from tests.codemods.type_check_diff import added, mypy_errors, pyright_errors
+from tests.codemods.type_check_diff import added, mypy_errors, pyright_errors, unbound_names
 
 SOURCES = sorted(
     [
@@ -72,3 +73,25 @@ def test_pyright_reports_nothing_new_on_migrated_code(
 ) -> None:
     before, after, _ = pairs
     assert added(pyright_errors(before), pyright_errors(after)) == {}
+
+
+def test_migrated_code_reads_no_name_it_does_not_bind(pairs: tuple[Path, Path, list[str]]) -> None:
+    """pyflakes: no undefined name or use after ``del`` the original did not have (compile()
+    accepts both; the first run raises NameError or UnboundLocalError)."""
+    before, after, names = pairs
+    gained = {
+        name: unbound_names((after / name).read_bytes(), name)
+        - unbound_names((before / name).read_bytes(), name)
+        for name in names
+    }
+    assert {name: found for name, found in gained.items() if found} == {}
+
+
+def test_the_unbound_name_check_sees_a_use_after_del() -> None:
+    """The check above can fail: development 064's migrated shape before the fix."""
+    source = (
+        b"def on_revoke(self, consumer, partitions):\n"
+        b"    del consumer\n"
+        b"    self.flush(consumer=consumer)\n"
+    )
+    assert unbound_names(source, "app.py") == Counter({"UndefinedName consumer": 1})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from rebalance_codemods.api import migrate_source
 from rebalance_lint import check_source
@@ -70,4 +71,25 @@ def test_a_helper_using_the_consumer_later_is_left_as_it_was() -> None:
     assert result.new_source is not None
     after = result.new_source.decode()
     assert "        self._resume_all()\n" in after and "consumer=None" not in after
+    assert _codes(result.new_source) == ["KRB112"]
+
+
+def test_a_callback_deleting_its_consumer_hands_no_view_on() -> None:
+    """``del _consumer`` marks the parameter unused; a view handed on after it would raise
+    UnboundLocalError (development 064 did: its migrated on_revoke passed consumer=consumer
+    after ``del consumer``). The helpers stay as they were, the callback still runs."""
+    body = "        if self._paused:\n            self._consumer.resume(list(self._paused))\n            self._paused.clear()"
+    source = textwrap.dedent(SOURCE.format(body=body)).replace(
+        "    def _on_revoke(self, _consumer, _partitions):\n",
+        "    def _on_revoke(self, _consumer, _partitions):\n        del _consumer\n",
+    )
+    result = migrate_source(source.encode(), "app.py")
+    assert not result.manual and result.new_source is not None, result.manual
+    after = result.new_source.decode()
+    assert "        del _consumer\n        self._resume_all()\n" in after and "consumer=None" not in after
+    module: dict[str, Any] = {}
+    exec(compile(after, "app.py", "exec"), module)
+    worker = module["Worker"].__new__(module["Worker"])
+    worker._paused = set()
+    worker.on_partitions_revoked([], object())  # runs: no UnboundLocalError
     assert _codes(result.new_source) == ["KRB112"]

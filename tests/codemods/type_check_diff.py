@@ -9,12 +9,15 @@ stubs runs them."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+from pyflakes import checker  # flake8's, a dependency of the lint plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 Errors = dict[str, Counter[str]]  # file (relative path) -> error code -> on how many lines
@@ -86,3 +89,18 @@ def added(before: Errors, after: Errors) -> dict[str, dict[str, int]]:
         if more:
             more_by_file[name] = more
     return more_by_file
+
+
+#: pyflakes messages of names a run would not find (NameError, UnboundLocalError)
+UNBOUND = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
+
+
+def unbound_names(source: bytes, path: str) -> Counter[str]:
+    """pyflakes' undefined-name messages of ``source``, by kind and name (lines left out: the
+    migration moves them); a migrated file gaining one reads a name it deleted or never bound,
+    which ``compile()`` accepts and the first run raises (development 064 did until 2026-11-27)."""
+    tree = ast.parse(source, path)
+    found = checker.Checker(tree, filename=path).messages
+    return Counter(
+        f"{type(m).__name__} {m.message_args[0]}" for m in found if type(m).__name__ in UNBOUND
+    )

@@ -18,7 +18,7 @@ from rebalance_guard._client_facts import ClientFacts
 from rebalance_lint.analysis.collect import FunctionNode
 from rebalance_lint.analysis.migration_facts import FileFacts, methods_of, self_class
 from rebalance_lint.analysis.shape import Shape
-from rebalance_lint.analysis.shapes.annotated_helpers import Widen
+from rebalance_lint.analysis.shapes.annotated_helpers import Widen, names_consumer_class
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
 from rebalance_lint.analysis.shapes.view_protocols import view_meets_protocol
 from rebalance_lint.analysis.walk import is_generator
@@ -27,6 +27,9 @@ from rebalance_lint.analysis.walk import is_generator
 #: ``calls(facts)(call, method)`` (one decision per planner: :func:`offered_by_view`).
 ViewCalls = Callable[[FileFacts], Callable[[ast.Call, str], bool]]
 
+
+#: annotations any value meets, the view too: the helper takes it with its annotation unchanged
+_ANY = frozenset({"typing.Any", "typing_extensions.Any"})
 
 def helper_takes_view(
     use: ast.AST, facts: FileFacts, calls: ViewCalls, widen: Widen | None = None
@@ -92,6 +95,7 @@ def helper_refusal(
         return f"passes it to {name}, whose parameter for it the codemod cannot tell; {_INLINE}"
     if (
         param.annotation is not None
+        and not names_consumer_class(param.annotation, home, _ANY)  # Any takes the view as is
         and not (widen is not None and widen.note(param.annotation, home, facts))
         and not view_meets_protocol(param, helper, home)  # shapes/view_protocols.py
     ):

@@ -75,6 +75,8 @@ def _plan(
         if isinstance(function, ast.Lambda) or callback.static:
             continue
         me = first_param(function)
+        if not _readable(_consumer_param(callback), facts):
+            return False  # ``del consumer`` (unused): no view there to hand over
         for node in _own_scope(function):
             name = self_attr(node, me)
             if name not in reaching or own[name] in functions:
@@ -104,6 +106,14 @@ def _plan(
         plan.edit(Edit("set_keyword", span(call), value=names[method], extra=view))
     stage_view_keywords(names, client, facts, plan)
     return True
+
+
+def _readable(param: ast.arg, facts: FileFacts) -> bool:
+    """Whether ``param`` holds the view wherever the callback reads it: bound only as the
+    parameter, never deleted (``del consumer``, a way to mark it unused, was read as a use;
+    handing it on after that raises UnboundLocalError; development 064)."""
+    refs = facts.bindings.references(param, param.arg)
+    return refs is not None and not any(isinstance(facts.parent(r), ast.Delete) for r in refs)
 
 
 SHAPE = Shape(
