@@ -168,7 +168,7 @@ CASES = [
     ("kafka-python-async-consumer-handed-on", KP_HEAD.replace("ConsumerRebalanceListener", "AsyncConsumerRebalanceListener") + "class Listener(AsyncConsumerRebalanceListener):\n    def __init__(self, consumer):\n        self.consumer = consumer\n\n    async def on_partitions_revoked(self, revoked):\n        flush(self.consumer)\n\n\ndef flush(consumer):\n    consumer.commit()\n" + REGISTER, 4,
      "hands the consumer on (line 9); on the async view its blocking methods are coroutines the receiver would have to await: pass it only what it needs, then run migrate again"),
     ("duck-typed-listener", KP_HEAD + "class Listener:\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 9,
-     "listener class Listener derives from no client listener base, which kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); derive it from the client's ConsumerRebalanceListener first, then run migrate again"),
+     "listener class Listener derives from no client listener base, which kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); derive it from the client's ConsumerRebalanceListener first (KRB114), then run migrate again"),
     ("which-client", "import kafka\nimport aiokafka\nc = make()\nc.subscribe(['a'], listener=L())\n", 4,
      "cannot tell which Kafka client this subscribe() belongs to"),
     # --- confluent-kafka callbacks ---------------------------------------------------------

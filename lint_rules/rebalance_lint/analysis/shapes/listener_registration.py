@@ -69,8 +69,8 @@ def _plan_subscribe(
             call.lineno,
             f"listener class {cls.name} derives from no client listener base, which "
             "kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); "
-            "derive it from the client's ConsumerRebalanceListener first, then run migrate "
-            "again",
+            "derive it from the client's ConsumerRebalanceListener first (KRB114), then run "
+            "migrate again",
         )
         return
     elif registered_client is not None and registered_client in state.clients:

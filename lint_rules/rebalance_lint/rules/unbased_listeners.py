@@ -1,0 +1,128 @@
+"""KRB114: a listener given to kafka-python's or aiokafka's ``subscribe()`` that derives from
+no ``ConsumerRebalanceListener``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.rules.rule import Hit, KindCase, Rule
+
+LISTENER_WITHOUT_BASE = Rule(
+    code="KRB114",
+    name="listener-without-base",
+    kinds={
+        "unbased": KindCase(
+            "bug",
+            "an instance of a class of the file with no base class (or only `object`) given as "
+            "kafka-python's or aiokafka's `subscribe(listener=...)`",
+            "both clients check `isinstance(listener, ConsumerRebalanceListener)` and raise "
+            "TypeError: the consumer never subscribes.",
+        ),
+    },
+    template=(
+        "{cls} derives from no ConsumerRebalanceListener, so {client}'s subscribe() raises "
+        "TypeError (it checks isinstance); derive {cls} from {base}"
+    ),
+    rationale=(
+        "A rebalance listener looks like a duck-typed protocol (two methods, "
+        "`on_partitions_revoked` and `on_partitions_assigned`), but neither Python client "
+        "takes it as one: kafka-python's `KafkaConsumer.subscribe()` raises `TypeError: "
+        "listener must be a ConsumerRebalanceListener...` and aiokafka's "
+        "`AIOKafkaConsumer.subscribe()` raises `TypeError: listener should be an instance of "
+        "ConsumerRebalanceListener` for any other object, so the code never consumes. Only a "
+        "class of the file with no base at all is reported: any other base may derive from the "
+        "client's listener."
+    ),
+    fix=(
+        "Derive the class from the client's `ConsumerRebalanceListener` (kafka-python: "
+        "`from kafka import ConsumerRebalanceListener`; aiokafka: `from aiokafka.abc import "
+        "ConsumerRebalanceListener`), then run `rebalance-guard migrate` to move it to "
+        "rebalance_guard's `RebalanceListener`, whose methods receive the rebalance view."
+    ),
+    invalid=(
+        """\
+from kafka import KafkaConsumer
+
+class Listener:
+    def on_partitions_revoked(self, revoked):
+        print("revoked", revoked)
+
+    def on_partitions_assigned(self, assigned):
+        print("assigned", assigned)
+
+consumer = KafkaConsumer(group_id="g")
+consumer.subscribe(["orders"], listener=Listener())
+""",
+    ),
+    valid=(
+        """\
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+class Listener(ConsumerRebalanceListener):
+    def on_partitions_revoked(self, revoked):
+        print("revoked", revoked)
+
+    def on_partitions_assigned(self, assigned):
+        print("assigned", assigned)
+
+consumer = KafkaConsumer(group_id="g")
+consumer.subscribe(["orders"], listener=Listener())
+""",
+    ),
+)
+
+_BASES = {
+    "kafka_python": "kafka.ConsumerRebalanceListener",
+    "aiokafka": "aiokafka.abc.ConsumerRebalanceListener",
+}
+_CLIENTS = {"kafka_python": "kafka-python", "aiokafka": "aiokafka"}
+
+
+@LISTENER_WITHOUT_BASE.per_file
+def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
+    registrations = [
+        reg
+        for reg in analysis.registrations
+        if not reg.guard and reg.client in _BASES and reg.own_subscribe is None
+    ]
+    if not registrations or analysis.tree is None:
+        return
+    unbased = _unbased_classes(analysis.tree)
+    for reg in registrations:
+        value = reg.roles.get("listener")
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            continue
+        if value.func.id in unbased:
+            assert reg.client is not None
+            yield LISTENER_WITHOUT_BASE.hit(
+                value, cls=value.func.id, client=_CLIENTS[reg.client], base=_BASES[reg.client]
+            )
+
+
+def _unbased_classes(tree: ast.Module) -> set[str]:
+    """Names bound in the file only by one undecorated ``class`` statement with no base but
+    ``object`` and no class keywords (a metaclass could make anything of it)."""
+    classes: dict[str, list[ast.ClassDef]] = {}
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            other.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            other.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            other.update(node.names)
+    return {
+        name
+        for name, found in classes.items()
+        if len(found) == 1
+        and name not in other
+        and not found[0].keywords
+        and not found[0].decorator_list
+        and all(isinstance(base, ast.Name) and base.id == "object" for base in found[0].bases)
+    }
