@@ -50,6 +50,18 @@ def _set_keyword(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return finder.find(edit.target, cst.Call), change
 
 
+def _append_arg(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """Expression ``value`` as the last positional argument of a call that has no keyword
+    argument (``super().on_partitions_revoked(revoked, consumer)``: the base's positional-only
+    view parameter)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call) and all(a.keyword is None for a in node.args)
+        return node.with_changes(args=_appended(node, cst.Arg(cst.parse_expression(edit.value))))
+
+    return finder.find(edit.target, cst.Call), change
+
+
 def _appended(call: cst.Call, arg: cst.Arg) -> list[cst.Arg]:
     """``call``'s arguments plus ``arg`` at the end: after a trailing comma the new argument
     takes that comma and the old last one gets the separator the others use (one per line)."""
@@ -137,5 +149,6 @@ def _blank_lines(block: cst.CSTNode, stmt: cst.BaseStatement) -> int:
 EDITORS: dict[str, Editor] = {
     "rename_method": _rename_method,
     "set_keyword": _set_keyword,
+    "append_arg": _append_arg,
     "add_stub_after": _add_stub_after,
 }

@@ -163,6 +163,10 @@ REFUSED = [
      "(lambda: self.on_partitions_revoked(assigned))()", "pass"),
     ("on another object", "other.on_partitions_revoked(assigned)", "pass"),
     ("with a keyword", "self.on_partitions_revoked(revoked=assigned)", "pass"),
+    ("the base's through super() from a method that is no callback", "pass", "super().on_partitions_revoked([])"),
+    ("the base's through super() naming the class (not proven)", "super(L, self).on_partitions_assigned(assigned)", "pass"),
+    ("the base's through super() in a nested function", "(lambda: super(L, self).on_partitions_assigned(assigned))()", "pass"),
+    ("the base's through super() with a keyword", "super().on_partitions_assigned(assigned=assigned)", "pass"),
 ]  # fmt: skip
 
 

@@ -68,6 +68,7 @@ Action = Literal[
     # auto-fixes (analysis.fixes): KRB103, KRB104
     "rename_method",  # at a call ``x.m(...)``: the method becomes ``value`` (``x.value(...)``)
     "set_keyword",  # at a call: keyword ``value`` set to expression ``extra`` (or appended)
+    "append_arg",  # at a call with no keyword argument: expression ``value`` appended
     "add_stub_after",  # after a def: a copy named ``value`` keeping body statements ``keep``
     # (else ``pass``) under the comment ``extra``, ``names`` renaming parameters (old, new, "")
 ]

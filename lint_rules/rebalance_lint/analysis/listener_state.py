@@ -116,6 +116,9 @@ class _State:
     instance_attributes: dict[ast.Call, str] = field(default_factory=dict)
     pinned: dict[ast.ClassDef, int] = field(default_factory=dict)
     registered_values: set[ast.AST] = field(default_factory=set)
+    #: creations registered by a function they are handed to (:mod:`.parameter_listeners`):
+    #: its consumer is its own, which no expression of the creation's scope names
+    through_parameters: set[ast.Call] = field(default_factory=set)
     #: a class registering itself (``self._c.subscribe(listener=self)`` in its own method):
     #: the receivers (``self._c``) and the ``self`` arguments
     self_registered: dict[ast.ClassDef, list[tuple[str, ast.Name]]] = field(default_factory=dict)

@@ -250,7 +250,10 @@ def _plan_class(
         value, reason = (views[caller], None) if caller else outside_callbacks(call, attr)
         if reason is not None:
             return reason
-        plan.edit(Edit("set_keyword", span(call), value=views[target], extra=value))
+        if target is None:  # super().<callback>(partitions): the base takes it positionally
+            plan.edit(Edit("append_arg", span(call), value=value))
+        else:
+            plan.edit(Edit("set_keyword", span(call), value=views[target], extra=value))
     reason = plan_returned_values(callbacks, client, facts, plan)  # after the view's edits
     if reason is not None:
         return reason

@@ -10,7 +10,11 @@ its own listener on ``self.<consumer>`` (:mod:`.own_consumer_wrappers`) calling 
 from another method (``self.on_partitions_revoked(self._consumer.assignment())`` on shutdown)
 passes that consumer (``consumer=self._consumer``): the callback's ``self._consumer`` became
 that parameter, so it does what it did. A test in another module goes through the listener
-test harness (:mod:`.harness_direct_calls`). Any other direct call (another object, a
+test harness (:mod:`.harness_direct_calls`). A callback calling the base's own through
+``super()`` (``return super().on_partitions_assigned(assigned)``, held_out_9 014) on a class
+whose one base is the client's listener base (which becomes ``RebalanceListener``, whose
+methods take the view positionally, or a migrated listener class of the file in a subclass's
+order) passes the view as the second argument. Any other direct call (another object, a
 nested function that may run after the view expired, a class whose consumer is injected) is
 refused: it would raise a TypeError, and the listener bases never get a one-argument method
 (the type checker would then accept the old arity).
@@ -22,13 +26,15 @@ import ast
 
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 
+from rebalance_lint.analysis.clients import client_listener_base
 from rebalance_lint.analysis.migration_facts import FileFacts, first_param, methods_of
 from rebalance_lint.analysis.shape import Shape
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-#: A call to pass the view along: (the call, the callback it calls, the callback calling it,
-#: or None for a method of the class that is no callback: it passes the wrapper's own consumer)
-Passing = tuple[ast.Call, Function, Function | None]
+#: A call to pass the view along: (the call, the callback it calls, or None for the base's
+#: through ``super()``, which takes it positionally; the callback calling it, or None for a
+#: method of the class that is no callback: it passes the wrapper's own consumer)
+Passing = tuple[ast.Call, Function | None, Function | None]
 
 
 def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[Passing]]:
@@ -38,7 +44,7 @@ def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[
     passing: list[Passing] = []
     for attr in CALLBACKS:
         for node in facts.index.attributes.get(attr, []):
-            found = _through_self(node, cls, facts)
+            found = _through_self(node, cls, facts) or _through_super(node, cls, facts)
             if found is None:
                 return _why_not(attr, node), []
             passing.append(found)
@@ -83,14 +89,7 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
     methods = methods_of(cls)
     call = facts.parent(node)
     target = methods.get(node.attr)
-    caller = next(  # the innermost scope that may run later: a def, a lambda, a generator
-        (
-            n
-            for n in facts.bindings.ancestors(node)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.GeneratorExp)
-        ),
-        None,
-    )
+    caller = _caller(node, facts)
     if not (
         isinstance(call, ast.Call)
         and call.func is node
@@ -107,6 +106,49 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
     return call, target, caller if caller.name in CALLBACKS else None
 
 
+def _through_super(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
+    """``super().<callback>(partitions)`` in a callback of ``cls`` itself, ``cls`` having one
+    base, the client's (not async) listener base: the call then gets the view appended."""
+    call = facts.parent(node)
+    caller = _caller(node, facts)
+    if not (
+        isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "super"
+        and not node.value.args
+        and not node.value.keywords
+        and facts.bindings.binding(node.value.func) is None  # the builtin, not rebound
+        and isinstance(call, ast.Call)
+        and call.func is node
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+        and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        and caller.name in CALLBACKS
+        and methods_of(cls).get(caller.name) is caller
+        and len(cls.bases) == 1
+        and not cls.keywords
+    ):
+        return None
+    qualname = facts.imports.resolve(cls.bases[0])
+    base = client_listener_base(qualname) if qualname else None
+    if base is None or base[1]:
+        return None
+    return call, None, caller
+
+
+def _caller(node: ast.AST, facts: FileFacts) -> ast.AST | None:
+    """The innermost scope around ``node`` that may run later: a def, a lambda, a generator."""
+    return next(
+        (
+            n
+            for n in facts.bindings.ancestors(node)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.GeneratorExp)
+        ),
+        None,
+    )
+
+
 SHAPE = Shape(
     name="direct callback calls",
     planner="listeners",
@@ -116,7 +158,8 @@ SHAPE = Shape(
     ),
     plan=(
         "set_keyword (the view, by the called method's parameter name) for a callback "
-        "calling another of its class through self; else a refusal"
+        "calling another of its class through self; append_arg (the view) for one calling the "
+        "client base's through super(); else a refusal"
     ),
     fixtures=(
         "tests/codemods/test_refusals.py",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from rebalance_lint.analysis.listener_state import _State
+from rebalance_lint.analysis.listener_state import _class_of, _State
 from rebalance_lint.analysis.migration_expressions import has_star_args
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
@@ -16,6 +16,7 @@ from rebalance_lint.analysis.shapes.factory_listeners import _factory_creation
 from rebalance_lint.analysis.shapes.kept_listeners import _attribute_creation
 from rebalance_lint.analysis.shapes.nested_listener_classes import nested_creations
 from rebalance_lint.analysis.shapes.optional_listeners import optional_creations
+from rebalance_lint.analysis.shapes.parameter_listeners import parameter_creations
 
 
 def _creation_of(value: ast.expr, state: _State) -> ast.Call | None:
@@ -41,6 +42,14 @@ def _held_creations(value: ast.expr, state: _State) -> tuple[list[ast.Call], ast
     creation = _creation_of(value, state)
     if creation is not None:
         return [creation], creation, False
+    passed = parameter_creations(value, state.facts, lambda arg: _creation_of(arg, state))
+    if passed is not None:  # :mod:`.parameter_listeners`: creations of one class only
+        creations, arguments = passed
+        classes = {_class_of(c, state) for c in creations}
+        if len(classes) == 1 and None not in classes:
+            state.registered_values.update(arguments)  # the instances' registrations
+            state.through_parameters.update(creations)
+            return creations, creations[0], False
     optional = optional_creations(value, state)
     return (*optional, True) if optional is not None else ([], None, False)
 

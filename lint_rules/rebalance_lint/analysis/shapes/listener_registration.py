@@ -113,7 +113,10 @@ def _plan_subscribe(
     state.registered_values.add(value)
     for registered in held:  # an optional listener's creation counts as registered here
         assert isinstance(call.func, ast.Attribute)
-        state.registrations[registered] = _code(call.func.value)
+        receiver = _code(call.func.value)
+        if registered in state.through_parameters:  # never the creation's scope's consumer
+            receiver = f"{receiver} (of the function it is handed to)"
+        state.registrations[registered] = receiver
         state.registration_calls[registered] = call
     if cls is not None and kind is not None and kind[1] != "guard" and not optional:
         family_sites.setdefault(cls, []).append((call.lineno, site))
