@@ -9,6 +9,7 @@ import ast
 from rebalance_guard._client_facts import ClientFacts
 
 from rebalance_lint.analysis.listener_state import _method_named
+from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
@@ -18,6 +19,7 @@ from rebalance_lint.analysis.shapes.helpers_take_view import (
     helper_refusal,
     offered_by_view,
 )
+from rebalance_lint.analysis.shapes.optional_listeners import truth_tested
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
 
 
@@ -28,6 +30,8 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
     method = _method_named(node, facts)
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
+    if method is None and _tested_for_none(node, facts) and not _set_to_none(node, facts):
+        return None  # ``consumer is not None``, ``if consumer:``: the view is neither
     why = "" if method is not None else helper_refusal(node, facts, _calls(client))
     if why is None:
         return None  # the helper gets the view and calls only what it offers
@@ -51,6 +55,47 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
         )
     dropped = dropped_coroutine(call, method, client, facts)
     return f"a callback {dropped}" if dropped is not None else None
+
+
+def _tested_for_none(node: ast.expr, facts: FileFacts) -> bool:
+    """``node is None``, ``node is not None`` (either side) or a truth test of ``node``."""
+    parent = facts.parent(node)
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
+        other = parent.comparators[0] if parent.left is node else parent.left
+        return isinstance(parent.ops[0], ast.Is | ast.IsNot) and is_none(other)
+    return truth_tested(node, facts)
+
+
+def _set_to_none(node: ast.expr, facts: FileFacts) -> bool:
+    """Whether the consumer ``node`` reads may be None while the callbacks run: some function
+    of the file sets it to None (a teardown before ``close()``, whose revocation the test then
+    skips); a module's ``consumer = None`` before it is created, and ``self.<attr> = None`` in
+    ``__init__``, come before any subscription, so no callback sees them."""
+    for other in ast.walk(facts.tree):
+        if not (isinstance(other, ast.Assign) and is_none(other.value)):
+            continue
+        for target in other.targets:
+            same = (
+                isinstance(node, ast.Name)
+                and isinstance(target, ast.Name)
+                and target.id == node.id
+                and not isinstance(facts.parent(other), ast.Module)
+            ) or (
+                isinstance(node, ast.Attribute)
+                and isinstance(target, ast.Attribute)
+                and target.attr == node.attr
+                and _function_name(other, facts) != "__init__"
+            )
+            if same:
+                return True
+    return False
+
+
+def _function_name(node: ast.AST, facts: FileFacts) -> str | None:
+    function = next(
+        (a for a in facts.bindings.ancestors(node) if isinstance(a, ast.FunctionDef)), None
+    )
+    return function.name if function is not None else None
 
 
 def _calls(client: ClientFacts) -> ViewCalls:
