@@ -242,6 +242,22 @@ def assert_exactly_once_across_handovers(run: Run, done: Handover) -> None:
     assert done.sent > 100
 
 
+def assert_first_reads_at(
+    run: Run, starts: list[tuple[str, int, int, int]]
+) -> list[tuple[str, int]]:
+    """Each ``(member, partition, position, journal length)`` noted at an assignment: the
+    member's first read of that partition after it is at that position (unless another member
+    read it first: the partition had moved on). Returns the (member, position) pairs checked."""
+    checked = []
+    for who, p, position, since in starts:
+        first = next(((o, m) for m, q, o, _ in run.journal[since:] if q == p), None)
+        if first is None or first[1] != who:
+            continue  # nothing new reached the partition before it moved on
+        assert first[0] == position, (who, p, position, first, starts)
+        checked.append((who, position))
+    return checked
+
+
 def assert_callbacks_through_the_view(run: Run, first: Any) -> None:
     """Every callback got the view; ``first`` (A's listener) was first given the whole topic;
     every listener had partitions revoked (the commits ran)."""

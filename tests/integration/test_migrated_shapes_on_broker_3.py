@@ -84,6 +84,7 @@ from tests.integration.test_migrated_shapes_on_broker_2 import (
     SampledConsumer,
     assert_callbacks_through_the_view,
     assert_exactly_once_across_handovers,
+    assert_first_reads_at,
     confluent_cases,
     join_share_leave,
     record_registrations,
@@ -377,14 +378,8 @@ def test_loop_built_offsets_start_where_the_program_chose_on_the_broker(
     # the leaver's last checkpoints (every partition's, at the end) are where processing got to
     done.at_leave = {p: module.CHECKPOINTS[(topic, p)] for p in range(PARTITIONS)}
     assert done.at_leave == end_offsets(run)
-    checked = []
-    for who, p, checkpoint, since in starts:
-        first = next(((o, m) for m, q, o, _ in run.journal[since:] if q == p), None)
-        if first is None or first[1] != who:
-            continue  # nothing new reached the partition before it moved on
-        assert first[0] == checkpoint, (who, p, checkpoint, first, starts)
-        checked.append(checkpoint)
-    assert any(c > 0 for c in checked), (checked, starts)  # a start mid-partition was seen
+    checked = assert_first_reads_at(run, starts)
+    assert any(c > 0 for _, c in checked), (checked, starts)  # a start mid-partition was seen
     assert_exactly_once_across_handovers(run, done)
     assert_callbacks_through_the_view(run, done.a.program)  # type: ignore[attr-defined]
 

@@ -96,6 +96,7 @@ from tests.integration.test_migrated_shapes_on_broker_2 import (
     SampledConsumer,
     assert_callbacks_through_the_view,
     assert_exactly_once_across_handovers,
+    assert_first_reads_at,
     confluent_cases,
     join_share_leave,
     record_registrations,
@@ -236,13 +237,7 @@ def test_factory_made_callback_starts_at_the_stored_position_on_the_broker(
     # the leaver's last positions (every partition's, at the end) are where processing got to
     done.at_leave = {p: driver.position(group, topic, p) for p in range(PARTITIONS)}
     assert done.at_leave == end_offsets(run)
-    checked = []
-    for who, p, position, since in starts:
-        first = next(((o, m) for m, q, o, _ in run.journal[since:] if q == p), None)
-        if first is None or first[1] != who:
-            continue  # nothing new reached the partition before it moved on
-        assert first[0] == position, (who, p, position, first, starts)
-        checked.append((who, position))
+    checked = assert_first_reads_at(run, starts)
     assert any(pos > 0 for _, pos in checked), (checked, starts)  # a mid-partition start seen
     assert {who for who, _ in checked} == {"A", "B"}, checked
     assert_exactly_once_across_handovers(run, done)
