@@ -92,13 +92,37 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
     unbased = _unbased_classes(analysis.tree)
     for reg in registrations:
         value = reg.roles.get("listener")
-        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        created = _held(value, reg.scope.node) if isinstance(value, ast.Name) else value
+        if not (isinstance(created, ast.Call) and isinstance(created.func, ast.Name)):
             continue
-        if value.func.id in unbased:
-            assert reg.client is not None
+        if created.func.id in unbased:
+            assert reg.client is not None and value is not None
             yield LISTENER_WITHOUT_BASE.hit(
-                value, cls=value.func.id, client=_CLIENTS[reg.client], base=_BASES[reg.client]
+                value, cls=created.func.id, client=_CLIENTS[reg.client], base=_BASES[reg.client]
             )
+
+
+def _held(name: ast.Name, scope: ast.AST) -> ast.expr | None:
+    """The value of ``name = <value>`` when that is the only statement of the registering
+    function (or module) binding the name: not a parameter, no ``global``/``nonlocal``, no
+    other assignment, loop or ``with`` target, import or ``del`` of it anywhere in it."""
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        args = scope.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        if any(p is not None and p.arg == name.id for p in params):
+            return None
+    found: list[ast.AST] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name.id and not isinstance(node.ctx, ast.Load):
+            found.append(node)
+        elif name.id in _declared(node):
+            return None
+    if len(found) != 1:
+        return None
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and node.targets == [found[0]]:
+            return node.value
+    return None
 
 
 def _unbased_classes(tree: ast.Module) -> set[str]:
@@ -126,3 +150,12 @@ def _unbased_classes(tree: ast.Module) -> set[str]:
         and not found[0].decorator_list
         and all(isinstance(base, ast.Name) and base.id == "object" for base in found[0].bases)
     }
+
+
+def _declared(node: ast.AST) -> list[str]:
+    """The names a ``global``/``nonlocal`` statement or an import binds."""
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return node.names
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).partition(".")[0] for a in node.names]
+    return []
