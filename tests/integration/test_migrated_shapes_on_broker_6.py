@@ -1,0 +1,269 @@
+"""Two more migration shapes proven by running the MIGRATED program on Apache Kafka (the sequel
+of test_migrated_shapes_on_broker.py to _5.py, whose migration, observation, stream and
+handover helpers these reuse). Each case migrates a user program of the shape
+(``migrated_programs/``) with the real codemod (no manual site, no KRB2xx left, idempotent),
+checks the migrated lines that matter, imports the result and drives it on the test broker
+with the real client (kafka-python ``KafkaConsumer``, eager and cooperative-sticky as
+broker_1's kafka-python cases; kafka-python has no KIP-848, 2.x no cooperative):
+
+1. ``super()`` callback calls: a listener whose callbacks do their own work (track the
+   partitions it owns; on revocation commit the offsets the loop processed of the revoked
+   partitions, on the consumer it was handed) and then ``return super().on_partitions_*(p)``;
+   migrated, the base is rebalance_guard's ``RebalanceListener``, the commit is on the view
+   (the injected consumer goes) and ``super()`` is handed the view. Nothing else commits.
+   Every callback the client made ran with the view and reached the base's with that same
+   view and partitions (one call each; a one-argument call would raise ``TypeError`` inside
+   the callback); each partition's offsets are processed exactly once across the handovers
+   (B joins, then leaves), the leaver's last commit the group's offset;
+2. ``parameter_listeners``: the listener (``StoredOffsets(worker)``) is created by the caller
+   and handed to ``connect_kafka_consumer(servers, topic, group_id, rebalance_listener)``,
+   which creates the consumer and subscribes with it; migrated, the class derives from
+   ``RebalanceListener`` and the function calls ``set_rebalance_listener(consumer,
+   rebalance_listener)`` then ``subscribe([topic])``. The worker keeps its offsets outside
+   Kafka: the revocation saves the processed positions of the revoked partitions to the
+   store, the assignment hands the partitions to the poll loop, which starts each at its
+   stored position. Nothing is committed to Kafka, so only those callbacks keep a handover
+   exactly-once: every offset processed once, in order, the leaver's last save (its close)
+   at its partitions' ends, the store at every end; the caller's listener is the one
+   registered, and its callbacks received the view.
+
+   Its callbacks do not USE the view: in this shape the codemod cannot hand the view to the
+   worker's methods. An earlier version of this program, whose assignment called
+   ``self.worker.restore(assigned)`` (a worker method seeking on ``self.consumer``), got a
+   manual site ("listener class StoredOffsets is migrated, but its callbacks still reach a
+   consumer through self.worker.restore(), which the codemod cannot turn into the view; the
+   object StoredOffsets() gets as worker at line 49 is not provably an owner holding the
+   consumer the listener is registered on; pass the callback's consumer argument along to
+   the owner's method by hand"), and so did ``self.worker.consumer.commit(...)`` in a
+   callback; the listener is created before the consumer, so it cannot be injected with it.
+   The program therefore seeks in its poll loop, on the consumer, not in the callback.
+
+Each check was shown able to fail by breaking the migrated source before it is loaded (the
+text replaced in ``load``'s argument by a throwaway pytest plugin, nothing committed;
+2026-11-27), eager and cooperative both failing:
+
+- case 1, ``super().on_partitions_revoked(revoked)`` (the old arity; the same for
+  ``on_partitions_assigned``): ``TypeError: RebalanceListener.on_partitions_revoked() missing
+  1 required positional argument: 'consumer'`` inside the callback, the check "a callback
+  raised" failed (the member's next ``poll()`` raised ``KafkaError: User rebalance callback
+  throws an error``); the revocation's ``super()`` call dropped: the base-reached check failed
+  (every revocation the client made missing from what the base saw); ``super()`` handed
+  ``None`` instead of the view: the same check failed (the base saw each revocation with
+  another consumer); the revocation's ``consumer.commit(offsets)`` dropped: the
+  leaver's-commit check failed (-1001 against 76; 114);
+- case 2, the revocation no longer writing the store (``self.positions.pop(tp)`` only): the
+  leaver's-save check failed (-1, nothing stored, against 71; 112); the assignment no longer
+  handing the partitions to the loop (``self.unstarted |= ...`` dropped): the new owner started
+  where kafka-python put it, the exactly-once check failed (146 and 221 messages processed
+  twice); the loop starting a partition one past its stored position: one message per
+  handover was skipped (timed out waiting for all 358 / 469 messages processed); the
+  ``set_rebalance_listener(consumer, rebalance_listener)`` line dropped: no callback ran, the
+  worker's partitions never matched its assignment (timed out waiting for A and B to share
+  the topic); another ``StoredOffsets`` registered in place of the caller's: the
+  caller's-listener check failed.
+"""
+
+# ruff: noqa: E501  (expected codemod output lines are compared verbatim)
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka.structs import TopicPartition
+from rebalance_guard.kafka_python import RebalanceListener
+
+from tests.integration.broker import Broker
+from tests.integration.kafka_python_support import make_consumer
+from tests.integration.test_migrated_shapes_on_broker import (
+    PARTITIONS,
+    Member,
+    Stream,
+    committed,
+    end_offsets,
+    kafka_python_consumer,
+    load,
+    migrated_source,
+    protocols,
+    scenario,
+)
+from tests.integration.test_migrated_shapes_on_broker_2 import (
+    assert_callbacks_through_the_view,
+    assert_exactly_once_across_handovers,
+    join_share_leave,
+    record_registrations,
+)
+
+BASE_CALLBACKS = ("on_partitions_assigned", "on_partitions_revoked")
+
+# --------------------------------------------------------------------------- 1. super() calls
+
+
+@pytest.mark.kafka_python
+@pytest.mark.parametrize("protocol", protocols("kafka_python"))
+def test_super_callback_calls_get_the_view_on_the_broker(
+    broker: Broker, protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every callback ran with the view and handed that view to the base's through
+    ``super()``; the revocation's commit on the view keeps every partition exactly once."""
+    name = "super_callbacks_kafka_python"
+    source = migrated_source(name)
+    assert "class CommittingListener(RebalanceListener):\n" in source
+    assert (
+        "    def on_partitions_assigned(self, assigned: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.owned |= set(assigned)\n"
+        '        log.info("partitions assigned %s", sorted(assigned))\n'
+        "        super().on_partitions_assigned(assigned, consumer)\n"
+    ) in source
+    assert (
+        "    def on_partitions_revoked(self, revoked: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert "        if offsets:\n            consumer.commit(offsets)\n" in source
+    assert (
+        '        log.info("partitions revoked %s", sorted(revoked))\n'
+        "        super().on_partitions_revoked(revoked, consumer)\n"
+    ) in source
+    assert "    def __init__(self, processed: dict[TopicPartition, int]) -> None:\n" in source
+    assert "self.consumer" not in source  # the injection went: the commit is on the view
+    assert (
+        "    set_rebalance_listener(consumer, CommittingListener(processed))\n"
+        "    consumer.subscribe([topic])\n"
+    ) in source
+    module: Any = load(source, tmp_path, name)
+    assert module.RebalanceListener is RebalanceListener
+    #: the base's callbacks as super() reached them: (listener, name, partitions, view)
+    base_calls: list[tuple[Any, str, frozenset[int], Any]] = []
+    for callback in BASE_CALLBACKS:
+        original = getattr(RebalanceListener, callback)
+
+        def base(
+            self: Any, partitions: Any, consumer: Any, /, _f: Any = original, _n: str = callback
+        ) -> Any:
+            base_calls.append((self, _n, frozenset(tp.partition for tp in partitions), consumer))
+            return _f(self, partitions, consumer)
+
+        monkeypatch.setattr(RebalanceListener, callback, functools.wraps(original)(base))
+    topic, group = broker.create_topic(PARTITIONS), broker.group()
+
+    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
+        run.observe(module.CommittingListener)
+        listeners = record_registrations(module, "set_rebalance_listener")
+
+        def member(label: str) -> Member:
+            m = Member(run, label)
+            m.consumer = kafka_python_consumer(broker, group, protocol)
+
+            def tracked() -> set[int] | None:
+                listener = listeners.get(id(m.consumer))
+                return None if listener is None else {tp.partition for tp in set(listener.owned)}
+
+            m.tracked = tracked
+            return m.start(lambda stopping: module.consume(m.consumer, topic, m.handle, stopping))
+
+        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
+
+    assert_exactly_once_across_handovers(run, done)
+    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
+    assert {type(c.listener) for c in run.calls} == {module.CommittingListener}
+    # each callback the client made reached the base's once, with its partitions and its view
+    made = Counter((id(c.listener), c.name, c.partitions, id(c.consumer)) for c in run.calls)
+    reached = Counter((id(li), n, p, id(v)) for li, n, p, v in base_calls)
+    assert reached == made, (base_calls, run.calls)
+    assert {n for _, n, _, _ in base_calls} == set(BASE_CALLBACKS)
+
+
+# --------------------------------------------------------------------------- 2. parameter_listeners
+
+
+@pytest.mark.kafka_python
+@pytest.mark.parametrize("protocol", protocols("kafka_python"))
+def test_listener_handed_to_the_subscribing_function_on_the_broker(
+    broker: Broker, protocol: str, tmp_path: Path
+) -> None:
+    """The caller's listener is the one registered, its callbacks get the view, and its save
+    on revocation and hand-over on assignment keep every partition exactly once with nothing
+    committed to Kafka."""
+    name = "parameter_listener_kafka_python"
+    source = migrated_source(name)
+    assert "class StoredOffsets(RebalanceListener):\n" in source
+    assert (
+        "    def on_partitions_revoked(self, revoked: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.save(revoked)\n"
+    ) in source
+    assert (
+        "    def on_partitions_assigned(self, assigned: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.take(assigned)\n"
+    ) in source
+    assert (
+        "    consumer = KafkaConsumer(bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False)\n"
+        "    set_rebalance_listener(consumer, rebalance_listener)\n"
+        "    consumer.subscribe([topic])\n"
+        "    return consumer\n"
+    ) in source
+    assert (
+        "        self.consumer = connect_kafka_consumer(servers, topic, group_id, StoredOffsets(self))\n"
+        in source
+    )
+    module: Any = load(source, tmp_path, name)
+
+    def kafka_consumer(**config: Any) -> Any:  # what connect_kafka_consumer() creates
+        return make_consumer(config["bootstrap_servers"], config["group_id"], protocol, **config)
+
+    module.KafkaConsumer = kafka_consumer
+    topic, group = broker.create_topic(PARTITIONS), broker.group()
+    workers: dict[str, Any] = {}
+    #: every save: (worker, {partition: the position stored})
+    saves: list[tuple[Any, dict[int, int]]] = []
+    save = module.Worker.save
+
+    @functools.wraps(save)
+    def noting_save(self: Any, partitions: Any) -> None:
+        save(self, partitions)
+        saves.append((self, {tp.partition: module.STORE.get(tp, -1) for tp in partitions}))
+
+    module.Worker.save = noting_save
+    #: the listener each worker created (the caller's), by the worker's id
+    created: dict[int, Any] = {}
+    init = module.StoredOffsets.__init__
+
+    @functools.wraps(init)
+    def noting_init(self: Any, worker: Any) -> None:
+        init(self, worker)
+        created.setdefault(id(worker), self)  # the first: Worker() creates it
+
+    module.StoredOffsets.__init__ = noting_init
+
+    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
+        run.observe(module.StoredOffsets)
+        listeners = record_registrations(module, "set_rebalance_listener")
+
+        def member(label: str) -> Member:
+            m = Member(run, label)
+            worker = workers[label] = module.Worker(broker.bootstrap, topic, group)
+            m.consumer = worker.consumer
+            m.tracked = lambda: {tp.partition for tp in set(worker.owned)}
+            return m.start(lambda stopping: worker.run(m.handle, stopping))
+
+        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
+        at_end = committed(broker.bootstrap, group, topic)
+
+    assert {p: o for p, o in at_end.items() if o >= 0} == {}, "the program commits nothing"
+    # the leaver's close saved its partitions where processing had got to
+    leaver_saves = [s for w, s in saves if w is workers["B"]]
+    assert leaver_saves, saves
+    done.at_leave = leaver_saves[-1]
+    assert_exactly_once_across_handovers(run, done)
+    # the store holds every partition's end (A's close saved them all)
+    stored = {tp.partition: o for tp, o in module.STORE.items() if tp.topic == topic}
+    assert stored == end_offsets(run)
+    assert set(module.STORE) == {TopicPartition(topic, p) for p in range(PARTITIONS)}
+    # the listener the caller created is the one registered on its worker's consumer
+    for label, worker in workers.items():
+        listener = listeners[id(worker.consumer)]
+        assert listener is created[id(worker)] and listener.worker is worker, label
+        assert isinstance(listener, RebalanceListener)
+    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
+    assert {type(c.listener) for c in run.calls} == {module.StoredOffsets}
