@@ -520,3 +520,56 @@ def test_two_owners_of_one_class_rewrite_its_method_once() -> None:
     compile(after, "app.py", "exec")
     assert "    def commit_offsets(self, partitions=None, *, consumer=None):\n" in after
     assert "        self.second.commit_offsets(revoked, consumer=consumer)\n" in after
+
+
+HANDED_ON = '''
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+
+
+class Handler(ConsumerRebalanceListener):
+    def __init__(self, worker):
+        self.worker = worker
+
+    def on_partitions_revoked(self, revoked):
+        pass
+
+    def on_partitions_assigned(self, assigned):
+        self.worker.restore(assigned)
+
+
+def connect(topic: str, listener: Handler) -> KafkaConsumer:
+    consumer = KafkaConsumer(group_id="g")
+    consumer.subscribe([topic], listener=listener)
+    return consumer
+
+
+class Worker:
+    def __init__(self, topic: str) -> None:
+        self.consumer = connect(topic, Handler(self))
+
+    def restore(self, partitions):
+        for tp in partitions:
+            self.consumer.seek(tp, 0)
+{tail}'''
+
+
+def test_an_unannotated_owner_created_with_self_is_followed() -> None:
+    """helper-44's program (2026-11-27): ``worker`` unannotated, every ``Handler(self)`` made
+    in Worker's methods, so ``self.worker`` holds a Worker (program.Unit._creator_of). The
+    callback's seek through it on the raw consumer is reported (the migration's note and
+    check's KRB112), as with ``worker: Worker``; before, both were silent."""
+    source = textwrap.dedent(HANDED_ON.format(tail=""))
+    assert "KRB201" in [f.code for f in check_source(source.encode(), "app.py").findings]
+    after, manual = _migrate(source)
+    assert any(
+        m.startswith("listener class Handler is migrated, but its callbacks still reach a consumer through self.worker.restore()")
+        for _, m in manual
+    ), manual
+    assert [f.code for f in check_source(after.encode(), "app.py").findings] == ["KRB112"]
+
+
+def test_an_owner_also_created_with_something_else_is_not_guessed() -> None:
+    """One creation given another object: what ``self.worker`` holds is not known, so the
+    consumer reached through it is not reported (as before the inference)."""
+    source = textwrap.dedent(HANDED_ON.format(tail="\n\nSPARE = Handler(object())\n"))
+    assert "KRB201" not in [f.code for f in check_source(source.encode(), "app.py").findings]

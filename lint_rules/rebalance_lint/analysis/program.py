@@ -196,11 +196,56 @@ class Unit:
                 elif isinstance(value, ast.Name):
                     param = _param(scope, value.id)
                     found = self.klass(scope, param.annotation) if param is not None else None
+                    if found is None and param is not None and param.annotation is None:
+                        found = self._creator_of(klass, scope, param)
                 else:
                     found = None
                 if found is not None and found[1] is not cls:
                     return found
         return None
+
+    def _creator_of(
+        self, klass: ast.ClassDef, init: Scope, param: ast.arg
+    ) -> tuple[Unit, ast.ClassDef] | None:
+        """The class whose methods create every instance of ``klass`` in this file, each
+        passing its own ``self`` for ``__init__``'s unannotated ``param``
+        (``StoredOffsets(self)`` in ``Worker``: ``self.worker`` holds a ``Worker``)."""
+        node = init.node
+        if not isinstance(node, ast.FunctionDef) or node.name != "__init__":
+            return None
+        params = node.args.args
+        index = params.index(param) - 1 if param in params else -1
+        creators: set[ast.ClassDef] = set()
+        for call in ast.walk(self.facts.module.node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                continue
+            if call.func.id != klass.name:
+                continue
+            given = [k.value for k in call.keywords if k.arg == param.arg]
+            given += call.args[index : index + 1] if index >= 0 else []
+            creator = next(
+                (c for c, methods in self.facts.methods.items() if _self_in(given, methods)),
+                None,
+            )
+            if creator is None:
+                return None  # a creation given anything else, or not in a method
+            creators.add(creator)
+        if len(creators) != 1:
+            return None
+        return self, creators.pop()
+
+
+def _self_in(given: list[ast.expr], methods: dict[str, FunctionNode]) -> bool:
+    """Whether ``given`` is one name that is the first parameter of one of ``methods`` whose
+    body holds it (the creating method's own ``self``)."""
+    if len(given) != 1 or not isinstance(given[0], ast.Name):
+        return False
+    name = given[0]
+    return any(
+        params and params[0].arg == name.id and any(n is name for n in ast.walk(method))
+        for method in methods.values()
+        for params in [method.args.args]
+    )
 
 
 def _param(scope: Scope, name: str) -> ast.arg | None:
