@@ -23,6 +23,7 @@ from rebalance_lint.analysis.shapes.assign_in_helper import plan_assign_in_helpe
 from rebalance_lint.analysis.shapes.assign_release import _plan_final, at_line
 from rebalance_lint.analysis.shapes.consumer_as_value import consumer_escape_step
 from rebalance_lint.analysis.shapes.defaulted_parameters import extra_defaulted
+from rebalance_lint.analysis.shapes.discarded_consumer import discarded
 from rebalance_lint.analysis.shapes.displayed_consumer import only_displayed
 from rebalance_lint.analysis.shapes.helpers_take_view import helper_refusal, offered_by_view
 from rebalance_lint.analysis.shapes.transparent_decorators import (
@@ -134,7 +135,7 @@ def _check_callback(
         return f"{label} rebinds its consumer or partitions parameter; use a new name first"
     widen = Widen(frozenset(f"{client.consumer_module}.{c}" for c in client.consumer_classes))
     for ref in refs:
-        if only_displayed(ref, facts) or isinstance(facts.parent(ref), ast.Delete):
+        if only_displayed(ref, facts) or discarded(ref, fn, facts):
             continue  # printed or logged: the view's text instead; ``del consumer``: unused
         method = facts.parent(ref)
         call = facts.parent(method) if method is not None else None
