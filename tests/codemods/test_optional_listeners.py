@@ -294,8 +294,12 @@ def test_an_attribute_none_in_init_and_set_where_it_subscribes_migrates() -> Non
             "        if self._listener:\n            self._listener",
             "        if self._listener is not None:\n            self._listener",
         ),
+        (
+            "        if self._listener:\n            self._listener",
+            "        if None is not self._listener:\n            self._listener",
+        ),
     ],
-    ids=["annotated", "class-attribute-none", "and", "is-not-none"],
+    ids=["annotated", "class-attribute-none", "and", "is-not-none", "none-is-not"],
 )
 def test_the_attribute_holders_other_spellings_migrate(old: str, new: str) -> None:
     assert old in SERVICE

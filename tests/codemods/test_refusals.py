@@ -169,6 +169,10 @@ CASES = [
      "hands the consumer on (line 9); on the async view its blocking methods are coroutines the receiver would have to await: pass it only what it needs, then run migrate again"),
     ("duck-typed-listener", KP_HEAD + "class Listener:\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 9,
      "listener class Listener derives from no client listener base, which kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); derive it from the client's ConsumerRebalanceListener first (KRB114), then run migrate again"),
+    ("listener-unbased-through-file", KP_HEAD + "class Base:\n    pass\n\n\nclass Listener(Base):\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 13,
+     "listener class Listener derives, through Base (of this file), from no client listener base, which kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); derive Base from the client's ConsumerRebalanceListener first, then run migrate again"),
+    ("listener-imported-base", KP_HEAD + "from mylib import BaseListener\n\n\nclass Listener(BaseListener):\n    def on_partitions_revoked(self, revoked):\n        pass\n" + REGISTER.replace("Listener(consumer)", "Listener()"), 12,
+     "listener class Listener derives from BaseListener, which the codemod cannot tell derives from the client's ConsumerRebalanceListener (kafka-python's and aiokafka's subscribe() reject any other listener); if it does, run rebalance-guard migrate on a directory holding that base's module too, else derive the class from the client's ConsumerRebalanceListener first, then run migrate again"),
     ("which-client", "import kafka\nimport aiokafka\nc = make()\nc.subscribe(['a'], listener=L())\n", 4,
      "cannot tell which Kafka client this subscribe() belongs to"),
     # --- confluent-kafka callbacks ---------------------------------------------------------

@@ -7,6 +7,7 @@ import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.unbased_classes import unbased_classes
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 LISTENER_WITHOUT_BASE = Rule(
@@ -89,7 +90,7 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
     ]
     if not registrations or analysis.tree is None:
         return
-    unbased = _unbased_classes(analysis.tree)
+    unbased = unbased_classes(analysis.tree)
     for reg in registrations:
         value = reg.roles.get("listener")
         created = _held(value, reg.scope.node) if isinstance(value, ast.Name) else value
@@ -123,33 +124,6 @@ def _held(name: ast.Name, scope: ast.AST) -> ast.expr | None:
         if isinstance(node, ast.Assign) and node.targets == [found[0]]:
             return node.value
     return None
-
-
-def _unbased_classes(tree: ast.Module) -> set[str]:
-    """Names bound in the file only by one undecorated ``class`` statement with no base but
-    ``object`` and no class keywords (a metaclass could make anything of it)."""
-    classes: dict[str, list[ast.ClassDef]] = {}
-    other: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            classes.setdefault(node.name, []).append(node)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            other.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            other.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            other.add(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            other.update(node.names)
-    return {
-        name
-        for name, found in classes.items()
-        if len(found) == 1
-        and name not in other
-        and not found[0].keywords
-        and not found[0].decorator_list
-        and all(isinstance(base, ast.Name) and base.id == "object" for base in found[0].bases)
-    }
 
 
 def _declared(node: ast.AST) -> list[str]:

@@ -12,7 +12,6 @@ import ast
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 
 from rebalance_lint.analysis.listener_state import _State
-from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import FileFacts, self_class, stored_once
 from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.optional_listeners import (
@@ -20,8 +19,8 @@ from rebalance_lint.analysis.shapes.optional_listeners import (
     holder_of_creation,
     holder_reason,
     is_optional,
+    none_tested,
     registered_on_one,
-    truth_tested,
 )
 
 
@@ -77,7 +76,7 @@ def _instance_escapes(creation: ast.Call, state: _State) -> str | None:
             and parent.attr not in CALLBACKS
         ) or ref in state.registered_values:
             continue
-        if (isinstance(parent, ast.Compare) and _is_none_test(parent)) or truth_tested(ref, facts):
+        if none_tested(ref, facts):
             continue
         kept = _kept_in_self(ref, facts)
         if kept is not None:
@@ -97,15 +96,6 @@ def _attribute_loads(attribute: str, facts: FileFacts) -> list[ast.expr]:
     return [
         node for node in facts.index.attributes.get(attribute, []) if isinstance(node.ctx, ast.Load)
     ]
-
-
-def _is_none_test(compare: ast.Compare) -> bool:
-    """``x is None`` / ``x is not None``."""
-    return (
-        len(compare.ops) == 1
-        and isinstance(compare.ops[0], ast.Is | ast.IsNot)
-        and is_none(compare.comparators[0])
-    )
 
 
 def _kept_in_self(ref: ast.expr, facts: FileFacts) -> str | None:

@@ -36,6 +36,7 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.hoisted_arguments import hoisted_arguments
 from rebalance_lint.analysis.shapes.listener_creations import _held_creations
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
+from rebalance_lint.analysis.shapes.unknown_listener_bases import unknown_base_refusal
 
 
 def _plan_subscribe(
@@ -65,13 +66,7 @@ def _plan_subscribe(
     if kind is not None:
         client = kind[0]
     elif cls is not None:
-        plan.refuse(
-            call.lineno,
-            f"listener class {cls.name} derives from no client listener base, which "
-            "kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); "
-            "derive it from the client's ConsumerRebalanceListener first (KRB114), then run "
-            "migrate again",
-        )
+        plan.refuse(call.lineno, unknown_base_refusal(cls, facts))
         return
     elif registered_client is not None and registered_client in state.clients:
         client = registered_client  # a listener from elsewhere: the runtime takes legacy ones too

@@ -138,6 +138,16 @@ def truth_tested(node: ast.expr, facts: FileFacts) -> bool:
     return False
 
 
+def none_tested(node: ast.expr, facts: FileFacts) -> bool:
+    """``node is None``, ``node is not None`` (None on either side) or a truth test of
+    ``node`` (:func:`truth_tested`): uses that only ask whether it is there."""
+    parent = facts.parent(node)
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
+        other = parent.comparators[0] if parent.left is node else parent.left
+        return isinstance(parent.ops[0], ast.Is | ast.IsNot) and is_none(other)
+    return truth_tested(node, facts)
+
+
 def receiver_of(value: ast.expr, facts: FileFacts) -> str | None:
     """The consumer a registered value is registered on: ``c.subscribe(listener=value)`` or
     ``set_rebalance_listener(c, value)``."""

@@ -19,7 +19,7 @@ from rebalance_lint.analysis.shapes.helpers_take_view import (
     helper_refusal,
     offered_by_view,
 )
-from rebalance_lint.analysis.shapes.optional_listeners import truth_tested
+from rebalance_lint.analysis.shapes.optional_listeners import none_tested
 from rebalance_lint.analysis.shapes.unawaited_consumer_calls import dropped_coroutine
 
 
@@ -30,7 +30,7 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
     method = _method_named(node, facts)
     if method is None and only_displayed(node, facts):
         return None  # printed or logged: the view's text instead
-    if method is None and _tested_for_none(node, facts) and not _set_to_none(node, facts):
+    if method is None and none_tested(node, facts) and not _set_to_none(node, facts):
         return None  # ``consumer is not None``, ``if consumer:``: the view is neither
     why = "" if method is not None else helper_refusal(node, facts, _calls(client))
     if why is None:
@@ -55,15 +55,6 @@ def _view_use(node: ast.expr, client: ClientFacts, facts: FileFacts) -> str | No
         )
     dropped = dropped_coroutine(call, method, client, facts)
     return f"a callback {dropped}" if dropped is not None else None
-
-
-def _tested_for_none(node: ast.expr, facts: FileFacts) -> bool:
-    """``node is None``, ``node is not None`` (either side) or a truth test of ``node``."""
-    parent = facts.parent(node)
-    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
-        other = parent.comparators[0] if parent.left is node else parent.left
-        return isinstance(parent.ops[0], ast.Is | ast.IsNot) and is_none(other)
-    return truth_tested(node, facts)
 
 
 def _set_to_none(node: ast.expr, facts: FileFacts) -> bool:

@@ -1,0 +1,90 @@
+"""Shape: a listener class of the file registered with kafka-python's or aiokafka's
+``subscribe()`` whose bases are not (as far as the codemod sees) the client's
+``ConsumerRebalanceListener``: the refusal, told apart by what the bases are. A class deriving
+from nothing (directly, or through classes of the file that do) is rejected by both clients'
+``subscribe()`` (an isinstance check raises: KRB114); any other base may derive from the
+client's listener in code the codemod does not read, so it says where to look instead of
+claiming a bug."""
+
+from __future__ import annotations
+
+import ast
+
+from rebalance_lint.analysis.migration_facts import FileFacts
+from rebalance_lint.analysis.shape import Shape
+from rebalance_lint.analysis.unbased_classes import derives_from_nothing
+
+
+def unknown_base_refusal(cls: ast.ClassDef, facts: FileFacts) -> str:
+    """Why the listener class ``cls`` (no listener class the planner knows) is refused, with
+    the next step."""
+    if derives_from_nothing(cls):
+        return (
+            f"listener class {cls.name} derives from no client listener base, which "
+            "kafka-python's and aiokafka's subscribe() reject (an isinstance check raises); "
+            "derive it from the client's ConsumerRebalanceListener first (KRB114), then run "
+            "migrate again"
+        )
+    roots = _file_roots(cls, _classes(facts.tree), set())
+    bases = ", ".join(ast.unparse(base) for base in cls.bases) or "no base"
+    if roots:
+        through = ", ".join(sorted(r.name for r in roots))
+        return (
+            f"listener class {cls.name} derives, through {through} (of this file), from no "
+            "client listener base, which kafka-python's and aiokafka's subscribe() reject "
+            f"(an isinstance check raises); derive {through} from the client's "
+            "ConsumerRebalanceListener first, then run migrate again"
+        )
+    return (
+        f"listener class {cls.name} derives from {bases}, which the codemod cannot tell "
+        "derives from the client's ConsumerRebalanceListener (kafka-python's and aiokafka's "
+        "subscribe() reject any other listener); if it does, run rebalance-guard migrate on a "
+        "directory holding that base's module too, else derive the class from the client's "
+        "ConsumerRebalanceListener first, then run migrate again"
+    )
+
+
+def _classes(tree: ast.Module) -> dict[str, ast.ClassDef | None]:
+    """The file's classes by name (None for a name that more than one class statement binds)."""
+    found: dict[str, ast.ClassDef | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            found[node.name] = None if node.name in found else node
+    return found
+
+
+def _file_roots(
+    cls: ast.ClassDef, classes: dict[str, ast.ClassDef | None], seen: set[str]
+) -> list[ast.ClassDef]:
+    """The classes of the file deriving from nothing that every base chain of ``cls`` ends
+    in, or [] if some chain leaves the file (an import, an expression, a name bound twice)."""
+    roots: list[ast.ClassDef] = []
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
+        parent = classes.get(base.id) if isinstance(base, ast.Name) else None
+        if parent is None or parent.name in seen or parent.keywords or parent.decorator_list:
+            return []
+        if derives_from_nothing(parent):
+            roots.append(parent)
+            continue
+        deeper = _file_roots(parent, classes, seen | {parent.name})
+        if not deeper:
+            return []
+        roots.extend(deeper)
+    return roots
+
+
+SHAPE = Shape(
+    name="listener classes of unknown base",
+    planner="listeners",
+    recognises=(
+        "a class of the file registered as subscribe(listener=...) that the planner knows "
+        "as no client listener class"
+    ),
+    plan=("refusal"),
+    fixtures=(
+        "tests/codemods/test_refusals.py",
+        "tests/codemods/test_unknown_listener_bases.py",
+    ),
+)

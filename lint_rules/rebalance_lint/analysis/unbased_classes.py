@@ -1,0 +1,39 @@
+"""Which classes of a file derive from no base at all: the one decision behind KRB114 (a
+listener the clients' ``subscribe()`` rejects) and the migration's refusal that names it."""
+
+from __future__ import annotations
+
+import ast
+
+
+def derives_from_nothing(cls: ast.ClassDef) -> bool:
+    """No base but ``object``, no class keywords and no decorators (a metaclass or a
+    decorator could make anything of it)."""
+    return (
+        not cls.keywords
+        and not cls.decorator_list
+        and all(isinstance(base, ast.Name) and base.id == "object" for base in cls.bases)
+    )
+
+
+def unbased_classes(tree: ast.Module) -> set[str]:
+    """Names bound in the file only by one ``class`` statement deriving from nothing
+    (:func:`derives_from_nothing`): no other class, def, import or assignment of the name."""
+    classes: dict[str, list[ast.ClassDef]] = {}
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            other.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            other.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            other.update(node.names)
+    return {
+        name
+        for name, found in classes.items()
+        if len(found) == 1 and name not in other and derives_from_nothing(found[0])
+    }
