@@ -1,0 +1,579 @@
+"""The migration shapes of test_migrated_shapes_on_broker_6.py and _7.py proven on aiokafka by
+running the MIGRATED program on Apache Kafka (the sequel of test_migrated_shapes_on_broker.py
+to _7.py, whose migration, observation, stream and handover helpers these reuse). Each case
+migrates an aiokafka user program of the shape (``migrated_programs/*_aiokafka.py``: coroutine
+callbacks awaiting ``commit``, ``aiokafka.abc.ConsumerRebalanceListener``, ``AIOKafkaConsumer``
+started, polled with ``getmany`` and stopped by the program) with the real codemod (no manual
+site, no KRB2xx left, idempotent), checks the migrated lines that matter, imports the result
+and drives it on the test broker with the real client, each member in a thread of its own with
+its own event loop (as broker_3's and _4's aiokafka cases). aiokafka 0.14 speaks only the
+eager protocol: each case runs it with aiokafka's default assignor (round-robin, as every
+aiokafka case of broker_1 to _4: ``eager``) and with its range assignor (``eager-range``), the
+split checked to be that assignor's; the cooperative case is listed and skipped with the
+reason, as theirs (aiokafka has no cooperative-sticky assignor, nor KIP-848):
+
+1. ``super()`` callback calls: the listener's coroutine callbacks do their own work (track the
+   partitions it owns; on revocation ``await self.consumer.commit(offsets)`` of the offsets the
+   loop processed of the revoked partitions, on the consumer it was handed) and then
+   ``return super().on_partitions_*(p)`` (aiokafka's base methods are plain no-ops: called,
+   not awaited); migrated, the base is rebalance_guard's ``RebalanceListener``, the commit is
+   ``await consumer.commit(offsets)`` on the view (the injected consumer goes) and ``super()``
+   is handed the view. Every callback the client made ran with the view and reached the base's
+   with that same view and partitions (one call each); each partition's offsets are processed
+   exactly once across the handovers (B joins, then leaves: rebalance_guard's ``stop()``
+   revokes first, aiokafka's own does not), the leaver's last commit the group's offset;
+2. ``view_uses`` with a None-tested consumer: a module-global ``consumer = None`` set in the
+   coroutine ``main()`` (``global consumer``) before ``consumer.subscribe([topic],
+   listener=Listener())``, the revocation's ``if pending and consumer is not None: await
+   consumer.commit(pending)``; migrated, the view parameter is ``rebalance_consumer`` (the
+   module's ``consumer`` is taken) and both the test and the awaited commit are of the view.
+   Each member loads the program separately (its own process: its own global and its own
+   ``processed``). The injected variant (``self.consumer``; migrated, the injection goes and the
+   test and the commit are of the view, named ``consumer``) runs the same way. Checked, for
+   both: every callback got the view; every revocation that had processed offsets of its
+   partitions committed exactly those, once, through its own view (the commit's coroutine
+   awaited to its end; no revocation without any committed, no commit through any other view);
+   every offset processed once, in order, across B's join and leave; the leaver's last commit
+   (its ``stop()``'s revocation) is the group's committed offset of its partitions, and covers
+   all of them;
+3. ``parameter_listeners``: the listener (``StoredOffsets(worker)``) is created by the caller
+   and handed to ``connect_kafka_consumer(servers, topic, group_id, rebalance_listener)``, which
+   creates the ``AIOKafkaConsumer`` and subscribes with it; migrated, the class derives from
+   ``RebalanceListener`` and the function calls ``set_rebalance_listener(consumer,
+   rebalance_listener)`` then ``subscribe([topic])``. The worker keeps its offsets outside
+   Kafka: the revocation saves the processed positions of the revoked partitions to the store,
+   the assignment hands the partitions to the poll loop, which seeks each to its stored
+   position. Nothing is committed to Kafka: every offset processed once, in order, the
+   leaver's last save (its ``stop()``'s revocation) at its partitions' ends, the store at every
+   end; the caller's listener is the one registered, and its callbacks received the view (as
+   on kafka-python they do not use it: the codemod cannot hand it to the worker's methods).
+
+The codemod migrated all four programs with no manual site and nothing left to KRB2xx (the
+migrated listeners get KRB104, the commit on revoke also running on loss, as the kafka-python
+twins); the callbacks' ``set[TopicPartition]`` annotations became ``AbstractSet[...]``
+(rebalance_guard.aiokafka's signature; the kafka-python twins keep ``set``), and case 3's
+worker methods the callbacks hand them to (``save``, ``take``) were widened with them.
+
+Each check was shown able to fail by breaking the migrated source before it is loaded (the
+text replaced in ``load``'s argument by a throwaway pytest plugin under /tmp, nothing
+committed; 2026-11-27), ``eager`` and ``eager-range`` both failing (each pair in 9 to 18 s,
+the timeouts in about 190 s):
+
+- case 1, ``super().on_partitions_revoked(revoked)`` (the old arity): ``TypeError:
+  RebalanceListener.on_partitions_revoked() missing 1 required positional argument:
+  'consumer'`` inside the callback, "a callback raised" failed; the same for
+  ``on_partitions_assigned`` (the error also reached the member's ``getmany()``: "member A
+  raised"); the revocation's ``super()`` call dropped, or the assignment's: the base-reached
+  check failed (every revocation, resp. assignment, the client made missing from what the base
+  saw); ``super()`` handed ``None`` instead of the view: the same check failed (the base saw
+  each revocation with another consumer); the revocation's ``await consumer.commit(offsets)``
+  dropped (``pass``): the leaver's-commit check failed (``{1: -1001, 3: -1001}`` against
+  ``{1: 77, 3: 77}``; range ``{2: -1001, 3: -1001}`` against 62); the commit not awaited:
+  ``NotAwaitedError: commit() on the rebalance view returned a coroutine that
+  CommittingListener.on_partitions_revoked() never awaited`` handed to ``getmany()``, "member A
+  raised"; the program's ``await consumer.stop()`` bypassing the registered one (``await
+  type(consumer).stop(consumer)``, aiokafka's own, which leaves without revoking): the
+  leaver's-commit check failed (the group's offset B's join-time commit, ``{1: 76, 3: 76}``
+  against ``{1: 88, 3: 87}``; range 60 against 71); aiokafka's default assignor forced for
+  ``eager-range`` (the test's ``assignor()`` answering ``{}``): the split check failed (``{0,
+  2}`` not a range split);
+- case 2, global, the guard flipped (``rebalance_consumer is None``), the commit dropped
+  (``pass``) or the view replaced by None before the test (``rebalance_consumer = None``): no
+  handover commit, the leaver's-commit check failed (``{0: -1001, 2: -1001}`` against ``{0: 75,
+  2: 75}``, 76 or 86; range ``{0: -1001, 1: -1001}`` against 63 or 64); the same three on the
+  injected variant (``consumer is None``, ``pass``, ``consumer = None``): the same check failed
+  (-1001 against 74 to 85; range 59 to 64); global, the commit made on the module's raw consumer instead of the view
+  (``await consumer.commit(pending)``): exactly-once and the leaver's commit held, the
+  through-the-view commit check failed (a revocation holding ``{0: 64, 1: 64, 2: 64, 3: 64}``
+  committed nothing through its view); one partition of ``pending`` left out of the commit:
+  the leaver's-commit check failed (``{1: 74, 3: 84}`` against ``{1: 84, 3: 84}``; range ``{0:
+  -1001, 1: 63}`` against ``{0: 64, 1: 63}``); the commit not awaited (global and injected):
+  ``NotAwaitedError`` from ``getmany()``, "member A raised"; the guarded commit run only once
+  the member is stopping (``and STOPPING.is_set()``, ``STOPPING = stopping`` in ``main()``):
+  the exactly-once check failed (343 messages processed twice; range 243); the callbacks
+  handed a forwarding object instead of the view (a ``Listener`` subclass registered whose
+  callbacks await the base's with ``Fwd(view)``, whose ``commit`` forwards to the view):
+  exactly-once held, the callbacks-got-the-view check failed (every call's consumer a
+  ``Fwd``);
+- case 3, the revocation no longer writing the store (``self.positions.pop(tp)`` only): the
+  leaver's-save check failed (-1, nothing stored, against 78; range 63); the assignment no
+  longer handing the partitions to the loop (``self.unstarted |= ...`` dropped): the new owner
+  started where aiokafka put it, the exactly-once check failed (309 messages processed twice;
+  range 251); the loop starting a stored partition one past its stored position: one message
+  per handover skipped (timed out waiting for all 353 / 308 messages processed); the
+  ``set_rebalance_listener(consumer, rebalance_listener)`` line dropped: no callback ran (timed
+  out waiting for A and B to share the topic); another ``StoredOffsets`` registered in place
+  of the caller's: the caller's-listener check failed.
+"""
+
+# ruff: noqa: E501  (expected codemod output lines are compared verbatim)
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.structs import TopicPartition
+from rebalance_guard.aiokafka import AIOKafkaRebalanceView, RebalanceListener
+
+from tests.integration.aiokafka_support import make_consumer
+from tests.integration.broker import Broker
+from tests.integration.test_migrated_shapes_on_broker import (
+    PARTITIONS,
+    Member,
+    Stream,
+    committed,
+    end_offsets,
+    load,
+    migrated_source,
+    protocols,
+    scenario,
+)
+from tests.integration.test_migrated_shapes_on_broker_2 import (
+    assert_callbacks_through_the_view,
+    assert_exactly_once_across_handovers,
+    join_share_leave,
+    record_registrations,
+)
+
+BASE_CALLBACKS = ("on_partitions_assigned", "on_partitions_revoked")
+#: aiokafka's eager protocol with its default assignor (round-robin) and with the range one;
+#: cooperative listed and skipped with the reason, as broker_1 to _4's aiokafka cases
+PROTOCOLS = ["eager", "eager-range", *protocols("aiokafka")[1:]]
+
+
+def assignor(protocol: str) -> dict[str, Any]:
+    """The consumer settings of ``protocol`` (aiokafka's default assignor for ``eager``)."""
+    if protocol == "eager-range":
+        return {"partition_assignment_strategy": (RangePartitionAssignor,)}
+    assert protocol == "eager", protocol
+    return {}
+
+
+#: the leaver's partitions once A and B share the topic, by assignor (which member gets which
+#: half depends on the member ids the broker hands out)
+SPLITS = {"eager": ({0, 2}, {1, 3}), "eager-range": ({0, 1}, {2, 3})}
+
+
+def assert_split_by(protocol: str, leaver_owned: set[int]) -> None:
+    """The group was split by the assignor asked for (round-robin or range)."""
+    assert leaver_owned in SPLITS[protocol], (protocol, leaver_owned)
+
+
+def aiokafka_consumer(broker: Broker, group: str, protocol: str) -> Any:
+    """broker_1's aiokafka consumer (short group timeouts, manual commits) with the assignor."""
+    return make_consumer(broker.bootstrap, group, **assignor(protocol))
+
+
+def aiokafka_factory(
+    protocol: str, on_create: Callable[[Any], None] = lambda consumer: None
+) -> Any:
+    """What the program's ``AIOKafkaConsumer(...)`` creates: the test's aiokafka consumer (short
+    group timeouts, the assignor) with the program's own settings; ``on_create`` sees each."""
+
+    def create(**config: Any) -> Any:
+        consumer = make_consumer(
+            config["bootstrap_servers"], config["group_id"], **config, **assignor(protocol)
+        )
+        on_create(consumer)
+        return consumer
+
+    return create
+
+
+# --------------------------------------------------------------------------- 1. super() calls
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_super_callback_calls_get_the_view_on_aiokafka(
+    broker: Broker, protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every coroutine callback ran with the view and handed that view to the base's through
+    ``super()``; the revocation's awaited commit on the view keeps every partition exactly
+    once."""
+    name = "super_callbacks_aiokafka"
+    source = migrated_source(name)
+    assert (
+        "from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener\n"
+        in source
+    )
+    assert "ConsumerRebalanceListener" not in source.partition('"""\n')[2]
+    assert "class CommittingListener(RebalanceListener):\n" in source
+    assert (
+        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.owned |= set(assigned)\n"
+        '        log.info("partitions assigned %s", sorted(assigned))\n'
+        "        super().on_partitions_assigned(assigned, consumer)\n"
+    ) in source
+    assert (
+        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert "        if offsets:\n            await consumer.commit(offsets)\n" in source
+    assert (
+        '        log.info("partitions revoked %s", sorted(revoked))\n'
+        "        super().on_partitions_revoked(revoked, consumer)\n"
+    ) in source
+    assert "    def __init__(self, processed: dict[TopicPartition, int]) -> None:\n" in source
+    assert "self.consumer" not in source.partition('"""\n')[2]  # the injection went
+    assert (
+        "    set_rebalance_listener(consumer, CommittingListener(processed))\n"
+        "    consumer.subscribe([topic])\n"
+        "    await consumer.start()\n"
+    ) in source
+    module: Any = load(source, tmp_path, name)
+    assert module.RebalanceListener is RebalanceListener
+    #: the base's callbacks as super() reached them: (listener, name, partitions, view)
+    base_calls: list[tuple[Any, str, frozenset[int], Any]] = []
+    for callback in BASE_CALLBACKS:
+        original = getattr(RebalanceListener, callback)
+
+        def base(
+            self: Any, partitions: Any, consumer: Any, /, _f: Any = original, _n: str = callback
+        ) -> Any:
+            base_calls.append((self, _n, frozenset(tp.partition for tp in partitions), consumer))
+            return _f(self, partitions, consumer)
+
+        monkeypatch.setattr(RebalanceListener, callback, functools.wraps(original)(base))
+    topic, group = broker.create_topic(PARTITIONS), broker.group()
+
+    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
+        run.observe(module.CommittingListener)
+        listeners = record_registrations(module, "set_rebalance_listener")
+
+        def member(label: str) -> Member:
+            m = Member(run, label)
+
+            def tracked() -> set[int] | None:
+                listener = listeners.get(id(m.consumer))
+                return None if listener is None else {tp.partition for tp in set(listener.owned)}
+
+            m.tracked = tracked
+
+            async def body(stopping: asyncio.Event) -> None:
+                m.consumer = aiokafka_consumer(broker, group, protocol)
+                await module.consume(m.consumer, topic, m.handle, stopping)
+
+            return m.start_async(body)
+
+        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
+    assert_split_by(protocol, done.leaver_owned)
+
+    assert_exactly_once_across_handovers(run, done)
+    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
+    assert {type(c.listener) for c in run.calls} == {module.CommittingListener}
+    # each callback the client made reached the base's once, with its partitions and its view
+    made = Counter((id(c.listener), c.name, c.partitions, id(c.consumer)) for c in run.calls)
+    reached = Counter((id(li), n, p, id(v)) for li, n, p, v in base_calls)
+    assert reached == made, (base_calls, run.calls)
+    assert {n for _, n, _, _ in base_calls} == set(BASE_CALLBACKS)
+
+
+# --------------------------------------------------------------------------- 2. None-tested consumers
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_none_tested_global_consumer_becomes_the_view_on_aiokafka(
+    broker: Broker, protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The revocation's None-tested, awaited commit of the module's consumer runs on the view
+    whenever it has processed offsets to commit, and that commit alone keeps every partition
+    exactly once; each member's global is the consumer it created."""
+    name = "none_tested_global_aiokafka"
+    source = migrated_source(name)
+    assert "class Listener(RebalanceListener):\n" in source
+    assert (
+        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], rebalance_consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert (
+        "        if pending and rebalance_consumer is not None:\n"
+        "            await rebalance_consumer.commit(pending)\n"
+        "        self.owned -= set(revoked)\n"
+    ) in source
+    assert (
+        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert "\nconsumer = None\n" in source  # the module's global stays, set by main()
+    assert (
+        "    global consumer\n"
+        "    consumer = AIOKafkaConsumer(\n"
+        "        bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False\n"
+        "    )\n"
+        "    set_rebalance_listener(consumer, Listener())\n"
+        "    consumer.subscribe([topic])\n"
+        "    await consumer.start()\n"
+    ) in source
+
+    def start(module: Any, m: Member, topic: str, group: str) -> Member:
+        module.AIOKafkaConsumer = aiokafka_factory(protocol, lambda c: setattr(m, "consumer", c))
+        return m.start_async(
+            lambda stopping: module.main(broker.bootstrap, topic, group, m.handle, stopping)
+        )
+
+    modules, members = guarded_commit_on_aiokafka(
+        broker,
+        protocol,
+        tmp_path,
+        monkeypatch,
+        name,
+        source,
+        start,
+        lambda module, listener: module.processed,
+    )
+    # each member's global is the consumer it created: one per member, not shared
+    for label, m in members.items():
+        assert modules[label].consumer is m.consumer, label
+    assert modules["A"].consumer is not modules["B"].consumer
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_none_tested_injected_consumer_becomes_the_view_on_aiokafka(
+    broker: Broker, protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same with the consumer injected as ``self.consumer``: the injection goes, the test
+    and the awaited commit are of the view (named ``consumer``: the parameter is free)."""
+    name = "none_tested_injected_aiokafka"
+    source = migrated_source(name)
+    assert "class Listener(RebalanceListener):\n" in source
+    assert (
+        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert (
+        "        if pending and consumer is not None:\n"
+        "            await consumer.commit(pending)\n"
+        "        self.owned -= set(revoked)\n"
+    ) in source
+    assert "self.consumer" not in source.partition('"""\n')[2]  # the injection went
+    assert (
+        "    set_rebalance_listener(consumer, Listener(processed))\n    consumer.subscribe([topic])\n"
+    ) in source
+
+    def start(module: Any, m: Member, topic: str, group: str) -> Member:
+        async def body(stopping: asyncio.Event) -> None:
+            m.consumer = aiokafka_consumer(broker, group, protocol)
+            await module.consume(m.consumer, topic, m.handle, stopping)
+
+        return m.start_async(body)
+
+    guarded_commit_on_aiokafka(
+        broker,
+        protocol,
+        tmp_path,
+        monkeypatch,
+        name,
+        source,
+        start,
+        lambda module, listener: listener.processed,
+    )
+
+
+def _partition_offsets(offsets: Any) -> dict[int, int]:
+    """aiokafka's commit argument (offsets as ints or ``OffsetAndMetadata``) by partition."""
+    return {
+        tp.partition: (o if isinstance(o, int) else o.offset) for tp, o in (offsets or {}).items()
+    }
+
+
+def guarded_commit_on_aiokafka(
+    broker: Broker,
+    protocol: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    source: str,
+    start: Callable[[Any, Member, str, str], Member],
+    processed: Callable[[Any, Any], dict[Any, int]],
+) -> tuple[dict[str, Any], dict[str, Member]]:
+    """broker_7's ``guarded_commit_on_the_broker`` for aiokafka: A joins, B joins and leaves,
+    each member loading the migrated program on its own (as its own process would) and started
+    by ``start(module, member, topic, group)``; checks the assignor's split, the view, the guarded commits
+    (``processed(module, listener)``: the program's processed offsets a revocation commits
+    from), exactly-once and the leaver's commit. Returns each member's module and the members,
+    by label."""
+    #: every commit made through a view and awaited to its end: (view, {partition: offset})
+    commits: list[tuple[Any, dict[int, int]]] = []
+    view_commit = AIOKafkaRebalanceView.commit
+
+    @functools.wraps(view_commit)
+    def noting_commit(self: Any, offsets: Any = None) -> Coroutine[Any, Any, Any]:
+        pending = view_commit(self, offsets)
+
+        async def landed() -> Any:
+            result = await pending
+            commits.append((self, _partition_offsets(offsets)))
+            return result
+
+        return landed()
+
+    monkeypatch.setattr(AIOKafkaRebalanceView, "commit", noting_commit)
+    #: every revocation: (listener, view, {partition: processed offset} when it began)
+    revocations: list[tuple[Any, Any, dict[int, int]]] = []
+    topic, group = broker.create_topic(PARTITIONS), broker.group()
+    modules: dict[str, Any] = {}
+    members: dict[str, Member] = {}
+    listeners: dict[str, dict[int, Any]] = {}
+
+    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
+
+        def member(label: str) -> Member:
+            (tmp_path / label).mkdir()
+            module: Any = load(source, tmp_path / label, name)
+            modules[label] = module
+            assert module.RebalanceListener is RebalanceListener
+            m = members[label] = Member(run, label)
+            run.observe(module.Listener)
+            revoke = module.Listener.on_partitions_revoked
+
+            @functools.wraps(revoke)
+            async def noting_revoke(self: Any, revoked: Any, view: Any) -> Any:
+                offsets = processed(module, self)
+                held = {tp.partition: offsets[tp] for tp in revoked if tp in offsets}
+                revocations.append((self, view, held))
+                return await revoke(self, revoked, view)
+
+            module.Listener.on_partitions_revoked = noting_revoke
+            registered = listeners[label] = record_registrations(module, "set_rebalance_listener")
+
+            def tracked() -> set[int] | None:
+                listener = registered.get(id(m.consumer))
+                return None if listener is None else {tp.partition for tp in set(listener.owned)}
+
+            m.tracked = tracked
+            return start(module, m, topic, group)
+
+        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
+    assert_split_by(protocol, done.leaver_owned)
+
+    listener = {label: listeners[label][id(m.consumer)] for label, m in members.items()}
+    assert_exactly_once_across_handovers(run, done)
+    assert_callbacks_through_the_view(run, listener["A"])
+    assert {type(c.listener) for c in run.calls} == {modules["A"].Listener, modules["B"].Listener}
+    # every revocation the client made went through the wrapper above, with the same view
+    revoked_calls = [c for c in run.calls if c.name == "on_partitions_revoked"]
+    assert len(revoked_calls) == len(revocations)
+    assert {id(c.consumer) for c in revoked_calls} == {id(v) for _, v, _ in revocations}
+    # the guarded commit ran through the view on every revocation with processed offsets of
+    # its partitions, committing exactly those, once; none on any other
+    by_view: dict[int, list[dict[int, int]]] = {}
+    for view, offsets in commits:
+        by_view.setdefault(id(view), []).append(offsets)
+    views = {id(v) for _, v, _ in revocations}
+    assert set(by_view) <= views, "a commit through a view that is not a revocation's"
+    for li, view, held in revocations:
+        assert by_view.get(id(view), []) == ([held] if held else []), (li, held, commits)
+    for label in ("A", "B"):
+        assert any(held for li, _, held in revocations if li is listener[label]), label
+    # the leaver's last commit (its stop()'s revocation) is the group's offset of its partitions
+    leaver_views = [id(v) for li, v, _ in revocations if li is listener["B"]]
+    last = [o for v, o in commits if id(v) in leaver_views][-1]
+    assert set(last) == done.leaver_owned, (last, done.leaver_owned)
+    assert last == {p: done.at_leave[p] for p in last}
+    return modules, members
+
+
+# --------------------------------------------------------------------------- 3. parameter_listeners
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_listener_handed_to_the_subscribing_function_on_aiokafka(
+    broker: Broker, protocol: str, tmp_path: Path
+) -> None:
+    """The caller's listener is the one registered, its callbacks get the view, and its save
+    on revocation and hand-over on assignment keep every partition exactly once with nothing
+    committed to Kafka."""
+    name = "parameter_listener_aiokafka"
+    source = migrated_source(name)
+    assert "class StoredOffsets(RebalanceListener):\n" in source
+    assert (
+        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.save(revoked)\n"
+    ) in source
+    assert (
+        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.take(assigned)\n"
+    ) in source
+    # the worker's methods the callbacks hand their partitions to are widened with them
+    assert "    def save(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
+    assert "    def take(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
+    assert (
+        "    consumer = AIOKafkaConsumer(\n"
+        "        bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False\n"
+        "    )\n"
+        "    set_rebalance_listener(consumer, rebalance_listener)\n"
+        "    consumer.subscribe([topic])\n"
+        "    return consumer\n"
+    ) in source
+    assert (
+        "        self.consumer = connect_kafka_consumer(servers, topic, group_id, StoredOffsets(self))\n"
+        in source
+    )
+    module: Any = load(source, tmp_path, name)
+    module.AIOKafkaConsumer = aiokafka_factory(protocol)  # what connect_kafka_consumer() creates
+    topic, group = broker.create_topic(PARTITIONS), broker.group()
+    workers: dict[str, Any] = {}
+    #: every save: (worker, {partition: the position stored})
+    saves: list[tuple[Any, dict[int, int]]] = []
+    save = module.Worker.save
+
+    @functools.wraps(save)
+    def noting_save(self: Any, partitions: Any) -> None:
+        save(self, partitions)
+        saves.append((self, {tp.partition: module.STORE.get(tp, -1) for tp in partitions}))
+
+    module.Worker.save = noting_save
+    #: the listener each worker created (the caller's), by the worker's id
+    created: dict[int, Any] = {}
+    init = module.StoredOffsets.__init__
+
+    @functools.wraps(init)
+    def noting_init(self: Any, worker: Any) -> None:
+        init(self, worker)
+        created.setdefault(id(worker), self)  # the first: Worker() creates it
+
+    module.StoredOffsets.__init__ = noting_init
+
+    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
+        run.observe(module.StoredOffsets)
+        listeners = record_registrations(module, "set_rebalance_listener")
+
+        def member(label: str) -> Member:
+            m = Member(run, label)
+            m.tracked = lambda: (
+                {tp.partition for tp in set(workers[label].owned)} if label in workers else None
+            )
+
+            async def body(stopping: asyncio.Event) -> None:
+                # aiokafka's consumer needs the member's event loop: the worker is made in it
+                worker = workers[label] = module.Worker(broker.bootstrap, topic, group)
+                m.consumer = worker.consumer
+                await worker.run(m.handle, stopping)
+
+            return m.start_async(body)
+
+        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
+        at_end = committed(broker.bootstrap, group, topic)
+
+    assert_split_by(protocol, done.leaver_owned)
+
+    assert {p: o for p, o in at_end.items() if o >= 0} == {}, "the program commits nothing"
+    # the leaver's stop() saved its partitions where processing had got to
+    leaver_saves = [s for w, s in saves if w is workers["B"]]
+    assert leaver_saves, saves
+    done.at_leave = leaver_saves[-1]
+    assert_exactly_once_across_handovers(run, done)
+    # the store holds every partition's end (A's stop() saved them all)
+    stored = {tp.partition: o for tp, o in module.STORE.items() if tp.topic == topic}
+    assert stored == end_offsets(run)
+    assert set(module.STORE) == {TopicPartition(topic, p) for p in range(PARTITIONS)}
+    # the listener the caller created is the one registered on its worker's consumer
+    for label, worker in workers.items():
+        listener = listeners[id(worker.consumer)]
+        assert listener is created[id(worker)] and listener.worker is worker, label
+        assert isinstance(listener, RebalanceListener)
+    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
+    assert {type(c.listener) for c in run.calls} == {module.StoredOffsets}
