@@ -163,7 +163,24 @@ def _drive_harness(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return finder.find(edit.target, cst.Call), change
 
 
-#: The actions this module edits (:mod:`.rewrite` dispatches on them).
+def _chain_call(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``x.on_partitions_assigned(p)`` -> ``value(x, "on_partitions_assigned", p, extra)``
+    (rebalance_guard's ``chain_callback``: the view where ``x``'s method takes it)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+        (partitions,) = node.args
+        args = [
+            cst.Arg(node.func.value),
+            cst.Arg(cst.SimpleString(f'"{node.func.attr.value}"')),
+            partitions.with_changes(comma=_COMMA),
+            cst.Arg(cst.Name(edit.extra)),
+        ]
+        return node.with_changes(func=cst.Name(edit.value), args=args)
+
+    return finder.find(edit.target, cst.Call), change
+
+
 def _unreturn(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     """``return x`` -> ``x`` (its side effects kept; a pure ``x`` goes), then ``return``
     unless it was the last thing the function did (then the statement may go altogether)."""
@@ -203,5 +220,6 @@ EDITORS: dict[str, Editor] = {
     "rename_base": _rename_base,
     "append_param": _append_param,
     "drive_harness": _drive_harness,
+    "chain_call": _chain_call,
     "unreturn": _unreturn,
 }

@@ -16,6 +16,7 @@ from tests.codemods.test_assign_at_offsets import REASONS as ASSIGN_AT_OFFSETS_R
 from tests.codemods.test_assign_committed import REASONS as ASSIGN_COMMITTED_REASONS
 from tests.codemods.test_assign_in_helper import REASONS as ASSIGN_IN_HELPER_REASONS
 from tests.codemods.test_callback_parameters import REASONS as CALLBACK_PARAMETER_REASONS
+from tests.codemods.test_chained_listeners import REASONS as CHAINED_LISTENER_REASONS
 from tests.codemods.test_chosen_callbacks import REASONS as CHOSEN_CALLBACK_REASONS
 from tests.codemods.test_factory_callbacks import REASONS as FACTORY_CALLBACK_REASONS
 from tests.codemods.test_listener_bases import REASONS as LISTENER_BASE_REASONS
@@ -881,6 +882,7 @@ def test_each_refusal_reason_in_the_code_has_a_case() -> None:
             *ROLE_NAMED_REASONS,
             *OWNER_LAMBDA_REASONS,
             *OWNER_TWO_ROLES_REASONS,
+            *CHAINED_LISTENER_REASONS,
         ]
     )
     missing = []

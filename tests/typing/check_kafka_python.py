@@ -15,7 +15,7 @@ from typing import Any, assert_type
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.future import Future
 from kafka.structs import OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
-from rebalance_guard import RebalanceViewExpiredError
+from rebalance_guard import RebalanceViewExpiredError, chain_callback
 from rebalance_guard.kafka_python import (
     GroupMetadata,
     RebalanceConsumer,
@@ -109,3 +109,16 @@ def registration(consumer: KafkaConsumer, legacy: ConsumerRebalanceListener) -> 
     set_rebalance_listener(consumer, legacy)
     set_rebalance_listener(consumer, None)
     assert issubclass(RebalanceViewExpiredError, RuntimeError)
+
+
+class Chaining(RebalanceListener):
+    """A wrapper handing its callbacks on to the listener it was given (legacy or migrated)."""
+
+    def __init__(self, inner: ConsumerRebalanceListener | RebalanceListener) -> None:
+        self.inner = inner
+
+    def on_partitions_revoked(
+        self, partitions: set[TopicPartition], consumer: RebalanceConsumer
+    ) -> None:
+        chain_callback(self.inner, "on_partitions_revoked", partitions, consumer)
+        chain_callback(self.inner, "on_partition_revoked", partitions, consumer)  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ Action = Literal[
     "rename_base",  # at a class base expression: becomes the name ``value``
     "append_param",  # at a def: ``value: annotation`` appended to its positional parameters
     "drive_harness",  # at a call x.on_partitions_*(p): ``value``(x).``extra``(p)
+    "chain_call",  # at a call x.on_partitions_*(p): ``value``(x, "on_partitions_*", p, ``extra``)
     "gather",  # at the block holding def ``target``: ``names`` defs -> class ``value(extra)``
     # (``index`` 1: ``target`` is the statement the class goes before; ``lambdas``, ``bound``)
     "resubscribe",  # at a call: c.subscribe(t, on_x=f) -> value(c, t, <expression extra>)

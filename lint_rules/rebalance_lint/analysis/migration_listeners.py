@@ -246,13 +246,17 @@ def _plan_class(
         return reason
     stored = own_attribute(own, facts) if own is not None else None
     attr = stored if isinstance(stored, str) else kept  # the wrapper's own, or the kept one
-    for call, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback
+    for call, kind, target, caller in passing:  # self.on_partitions_revoked(lost) in a callback
         value, reason = (views[caller], None) if caller else outside_callbacks(call, attr)
         if reason is not None:
             return reason
-        if target is None:  # super().<callback>(partitions): the base takes it positionally
+        if kind == "super":  # super().<callback>(partitions): the base takes it positionally
             plan.edit(Edit("append_arg", span(call), value=value))
+        elif kind == "chain":  # another listener's: the view where its method takes it
+            chain = guard_name(facts, facts.index.names, "rebalance_guard", "chain_callback", plan)
+            plan.edit(Edit("chain_call", span(call), value=chain, extra=value))
         else:
+            assert target is not None
             plan.edit(Edit("set_keyword", span(call), value=views[target], extra=value))
     reason = plan_returned_values(callbacks, client, facts, plan)  # after the view's edits
     if reason is not None:

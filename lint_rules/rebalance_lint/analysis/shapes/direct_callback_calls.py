@@ -14,15 +14,22 @@ test harness (:mod:`.harness_direct_calls`). A callback calling the base's own t
 ``super()`` (``return super().on_partitions_assigned(assigned)``, held_out_9 014) on a class
 whose one base is the client's listener base (which becomes ``RebalanceListener``, whose
 methods take the view positionally, or a migrated listener class of the file in a subclass's
-order) passes the view as the second argument. Any other direct call (another object, a
-nested function that may run after the view expired, a class whose consumer is injected) is
-refused: it would raise a TypeError, and the listener bases never get a one-argument method
-(the type checker would then accept the old arity).
+order) passes the view as the second argument. A callback handing its partitions on to
+another object's callback (``self.inner.on_partitions_assigned(assigned)``: a wrapper chaining
+to the listener it was given) calls it through rebalance_guard's ``chain_callback``, which
+passes the view only where that object is a migrated listener whose method takes it (so it
+may even be an instance of this class), the partitions alone otherwise, as before; a
+``super()`` call in another class whose bases are all the client's never reaches this class.
+Any other direct call (from a method that is no callback, a nested function that may run
+after the view expired, with keywords or ``*args``) is refused: it would raise a TypeError,
+and the listener bases never get a one-argument method (the type checker would then accept
+the old arity).
 """
 
 from __future__ import annotations
 
 import ast
+from typing import Literal, NamedTuple
 
 from rebalance_guard._client_facts import CALLBACK_METHODS as CALLBACKS
 
@@ -31,10 +38,19 @@ from rebalance_lint.analysis.migration_facts import FileFacts, first_param, meth
 from rebalance_lint.analysis.shape import Shape
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-#: A call to pass the view along: (the call, the callback it calls, or None for the base's
-#: through ``super()``, which takes it positionally; the callback calling it, or None for a
-#: method of the class that is no callback: it passes the wrapper's own consumer)
-Passing = tuple[ast.Call, Function | None, Function | None]
+
+
+class Passing(NamedTuple):
+    """A call to pass the view along: ``kind`` "self" (a callback of the class, by the
+    ``target``'s parameter name), "super" (the base's, positionally) or "chain" (another
+    object's, through rebalance_guard's ``chain_callback``); ``caller``: the callback making
+    it, or None for a method of the class that is no callback (it passes the wrapper's own
+    consumer; "self" only)."""
+
+    call: ast.Call
+    kind: Literal["self", "super", "chain"]
+    target: Function | None
+    caller: Function | None
 
 
 def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[Passing]]:
@@ -44,9 +60,15 @@ def direct_calls(cls: ast.ClassDef, facts: FileFacts) -> tuple[str | None, list[
     passing: list[Passing] = []
     for attr in CALLBACKS:
         for node in facts.index.attributes.get(attr, []):
-            found = _through_self(node, cls, facts) or _through_super(node, cls, facts)
+            if _client_base_through_super(node, cls, facts):
+                continue  # another class's super() call: it never reaches cls
+            found = (
+                _through_self(node, cls, facts)
+                or _through_super(node, cls, facts)
+                or _chained(node, cls, facts)
+            )
             if found is None:
-                return _why_not(attr, node), []
+                return _why_not(attr, node, _chained_elsewhere(node, cls, facts)), []
             passing.append(found)
     return None, passing
 
@@ -62,10 +84,17 @@ def outside_callbacks(call: ast.Call, own_attr: str | None) -> tuple[str, str | 
     return "", _why_not(call.func.attr, call.func)
 
 
-def _why_not(attr: str, node: ast.Attribute) -> str:
+def _why_not(attr: str, node: ast.Attribute, chained_by: str | None = None) -> str:
     """The refusal for a direct call no view can be passed to, with why and the next step."""
     where = f"{attr} is called directly at line {node.lineno}, with one argument"
     receiver = ast.unparse(node.value)
+    if chained_by is not None:
+        return (
+            f"{where}, by {chained_by}, whose migration hands it the partitions alone "
+            "(through chain_callback) while this class is not migrated, as before; the class "
+            "can stay a client listener, or take the view once every call of its callbacks "
+            "passes one (pass it by hand)"
+        )
     if receiver == "self":
         how = (
             "on self, outside a callback of this class, where no view exists to pass (only "
@@ -103,7 +132,7 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
         and node.value.id == first_param(caller)
     ):
         return None
-    return call, target, caller if caller.name in CALLBACKS else None
+    return Passing(call, "self", target, caller if caller.name in CALLBACKS else None)
 
 
 def _through_super(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
@@ -134,7 +163,63 @@ def _through_super(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> 
     base = client_listener_base(qualname) if qualname else None
     if base is None or base[1]:
         return None
-    return call, None, caller
+    return Passing(call, "super", None, caller)
+
+
+def _client_base_through_super(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> bool:
+    """``super().<callback>(...)`` in a method of another class of the file whose every base is
+    a client's listener base: its method resolution order holds no class of the file, so the
+    call never reaches ``cls``'s methods (that class's own plan passes its view, if any)."""
+    if not (
+        isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "super"
+        and facts.bindings.binding(node.value.func) is None
+    ):
+        return False
+    owner = next((a for a in facts.bindings.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+    if owner is None or owner is cls or owner.keywords or not owner.bases:
+        return False
+    for base in owner.bases:
+        qualname = facts.imports.resolve(base)
+        if qualname is None or client_listener_base(qualname) is None:
+            return False
+    return True
+
+
+def _chained_elsewhere(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> str | None:
+    """``Class.callback()`` naming the callback of another class of the file whose plan
+    chains this call (:func:`_chained`), or None."""
+    owner = next((a for a in facts.bindings.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+    if owner is None or owner is cls or _chained(node, owner, facts) is None:
+        return None
+    caller = _caller(node, facts)
+    assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+    return f"{owner.name}.{caller.name}()"
+
+
+def _chained(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
+    """``<other>.<callback>(partitions)`` in a callback of ``cls`` itself (the view in scope),
+    on any object but its own ``self``: a wrapper chaining to another listener
+    (``self.inner.on_partitions_assigned(assigned)``). rebalance_guard's ``chain_callback``
+    then calls it with the view where that object is a migrated listener (which may be an
+    instance of ``cls`` itself) and with the partitions alone otherwise, as before."""
+    call = facts.parent(node)
+    caller = _caller(node, facts)
+    if not (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+        and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        and caller.name in CALLBACKS
+        and methods_of(cls).get(caller.name) is caller
+        and not (isinstance(node.value, ast.Name) and node.value.id == first_param(caller))
+        and not (isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "super")
+    ):
+        return None
+    return Passing(call, "chain", None, caller)
 
 
 def _caller(node: ast.AST, facts: FileFacts) -> ast.AST | None:
@@ -159,11 +244,14 @@ SHAPE = Shape(
     plan=(
         "set_keyword (the view, by the called method's parameter name) for a callback "
         "calling another of its class through self; append_arg (the view) for one calling the "
-        "client base's through super(); else a refusal"
+        "client base's through super(); chain_call (rebalance_guard.chain_callback) for one "
+        "calling another object's; else a refusal"
     ),
     fixtures=(
         "tests/codemods/test_refusals.py",
         "tests/codemods/test_direct_callback_calls.py",
+        "tests/codemods/test_chained_listeners.py",
         "tests/codemods/fixtures/wrapper_calls_its_callback.py",
+        "tests/codemods/fixtures/chained_listener.py",
     ),
 )
