@@ -17,8 +17,9 @@ def derives_from_nothing(cls: ast.ClassDef) -> bool:
 
 
 def unbased_classes(tree: ast.Module) -> set[str]:
-    """Names bound in the file only by one ``class`` statement deriving from nothing
-    (:func:`derives_from_nothing`): no other class, def, import or assignment of the name."""
+    """Names bound in the file only by one ``class`` statement (no other class, def, import
+    or assignment of the name) deriving from nothing (:func:`derives_from_nothing`), directly
+    or through such classes of the file only (``class Mixin: ...``, ``class L(Mixin)``)."""
     classes: dict[str, list[ast.ClassDef]] = {}
     other: set[str] = set()
     for node in ast.walk(tree):
@@ -32,8 +33,23 @@ def unbased_classes(tree: ast.Module) -> set[str]:
             other.add(node.id)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             other.update(node.names)
-    return {
-        name
+    single = {
+        name: found[0]
         for name, found in classes.items()
-        if len(found) == 1 and name not in other and derives_from_nothing(found[0])
+        if len(found) == 1
+        and name not in other
+        and not found[0].keywords
+        and not found[0].decorator_list
     }
+    unbased = {name for name, cls in single.items() if derives_from_nothing(cls)}
+    grown = True
+    while grown:  # a class whose every base is one of them derives from nothing too
+        grown = False
+        for name, cls in single.items():
+            if name not in unbased and all(
+                isinstance(base, ast.Name) and (base.id == "object" or base.id in unbased)
+                for base in cls.bases
+            ):
+                unbased.add(name)
+                grown = True
+    return unbased

@@ -16,8 +16,9 @@ LISTENER_WITHOUT_BASE = Rule(
     kinds={
         "unbased": KindCase(
             "bug",
-            "an instance of a class of the file with no base class (or only `object`) given as "
-            "kafka-python's or aiokafka's `subscribe(listener=...)`",
+            "an instance of a class of the file with no base class (or only `object`, or only "
+            "such classes of the file) given as kafka-python's or aiokafka's "
+            "`subscribe(listener=...)`",
             "both clients check `isinstance(listener, ConsumerRebalanceListener)` and raise "
             "TypeError: the consumer never subscribes.",
         ),
@@ -33,7 +34,8 @@ LISTENER_WITHOUT_BASE = Rule(
         "listener must be a ConsumerRebalanceListener...` and aiokafka's "
         "`AIOKafkaConsumer.subscribe()` raises `TypeError: listener should be an instance of "
         "ConsumerRebalanceListener` for any other object, so the code never consumes. Only a "
-        "class of the file with no base at all is reported: any other base may derive from the "
+        "class of the file with no base at all, or whose bases are only such classes of the "
+        "file (a `Mixin` with no base), is reported: any other base may derive from the "
         "client's listener."
     ),
     fix=(

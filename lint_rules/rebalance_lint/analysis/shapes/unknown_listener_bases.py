@@ -4,7 +4,8 @@
 from nothing (directly, or through classes of the file that do) is rejected by both clients'
 ``subscribe()`` (an isinstance check raises: KRB114); any other base may derive from the
 client's listener in code the codemod does not read, so it says where to look instead of
-claiming a bug."""
+claiming a bug. Which classes derive from nothing is :mod:`..unbased_classes`' decision, as
+for KRB114."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import ast
 
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
-from rebalance_lint.analysis.unbased_classes import derives_from_nothing
+from rebalance_lint.analysis.unbased_classes import derives_from_nothing, unbased_classes
 
 
 def unknown_base_refusal(cls: ast.ClassDef, facts: FileFacts) -> str:
@@ -25,15 +26,13 @@ def unknown_base_refusal(cls: ast.ClassDef, facts: FileFacts) -> str:
             "derive it from the client's ConsumerRebalanceListener first (KRB114), then run "
             "migrate again"
         )
-    roots = _file_roots(cls, _classes(facts.tree), set())
-    bases = ", ".join(ast.unparse(base) for base in cls.bases) or "no base"
-    if roots:
-        through = ", ".join(sorted(r.name for r in roots))
+    bases = ", ".join(ast.unparse(base) for base in cls.bases)
+    if cls.name in unbased_classes(facts.tree):
         return (
-            f"listener class {cls.name} derives, through {through} (of this file), from no "
+            f"listener class {cls.name} derives, through {bases} (of this file), from no "
             "client listener base, which kafka-python's and aiokafka's subscribe() reject "
-            f"(an isinstance check raises); derive {through} from the client's "
-            "ConsumerRebalanceListener first, then run migrate again"
+            f"(an isinstance check raises); derive {bases} from the client's "
+            "ConsumerRebalanceListener first (KRB114), then run migrate again"
         )
     return (
         f"listener class {cls.name} derives from {bases}, which the codemod cannot tell "
@@ -42,37 +41,6 @@ def unknown_base_refusal(cls: ast.ClassDef, facts: FileFacts) -> str:
         "directory holding that base's module too, else derive the class from the client's "
         "ConsumerRebalanceListener first, then run migrate again"
     )
-
-
-def _classes(tree: ast.Module) -> dict[str, ast.ClassDef | None]:
-    """The file's classes by name (None for a name that more than one class statement binds)."""
-    found: dict[str, ast.ClassDef | None] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            found[node.name] = None if node.name in found else node
-    return found
-
-
-def _file_roots(
-    cls: ast.ClassDef, classes: dict[str, ast.ClassDef | None], seen: set[str]
-) -> list[ast.ClassDef]:
-    """The classes of the file deriving from nothing that every base chain of ``cls`` ends
-    in, or [] if some chain leaves the file (an import, an expression, a name bound twice)."""
-    roots: list[ast.ClassDef] = []
-    for base in cls.bases:
-        if isinstance(base, ast.Name) and base.id == "object":
-            continue
-        parent = classes.get(base.id) if isinstance(base, ast.Name) else None
-        if parent is None or parent.name in seen or parent.keywords or parent.decorator_list:
-            return []
-        if derives_from_nothing(parent):
-            roots.append(parent)
-            continue
-        deeper = _file_roots(parent, classes, seen | {parent.name})
-        if not deeper:
-            return []
-        roots.extend(deeper)
-    return roots
 
 
 SHAPE = Shape(
