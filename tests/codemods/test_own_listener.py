@@ -119,6 +119,22 @@ def test_a_kafka_python_tailer_registering_itself_positionally_is_migrated() -> 
     assert [f.code for f in check_source(new.encode()).findings] == []
 
 
+def test_a_wrapper_created_with_keyword_unpacking_is_migrated() -> None:
+    """Its creations pass nothing the migration reads (it registers itself on the consumer it
+    makes), so ``Tailer(topics, **config)`` no longer refuses it (development 030); a listener
+    registered by its creator still is, since the consumer it gets may be among the unpacked
+    arguments (tests/codemods/test_refusals.py, star-instantiation)."""
+    source = KAFKA_PYTHON_TAILER + (
+        "\n\ndef start(topics, config):\n"
+        "    options = dict(enable_auto_commit=False, **config)\n"
+        "    Tailer(topics, **options).run()\n"
+    )
+    new = _migrated(source)
+    assert "class Tailer(RebalanceListener):" in new
+    assert "    Tailer(topics, **options).run()\n" in new
+    assert migrate_source(new.encode(), "worker.py").new_source is None  # idempotent
+
+
 def test_a_callback_calling_what_the_view_lacks_is_refused() -> None:
     source = AIOKAFKA_WORKER.replace(
         "await self._consumer.commit()", "await self._consumer.getone()"

@@ -181,13 +181,14 @@ def _plan_class(
     reason, passing = direct_calls(cls, facts)
     if reason is not None:
         return reason
-    creations, reason = _creations(cls, facts)
+    own = state.self_registered.get(cls)
+    # a wrapper registering itself on its own consumer takes nothing from its creations
+    creations, reason = _creations(cls, facts, any_arguments=own is not None)
     if reason is not None:
         return reason
     reason = created_through_attribute(cls, facts)
     if reason is not None:
         return reason
-    own = state.self_registered.get(cls)
     if own is None:
         if remote is not None:
             reason = _remote_creations(remote, state)

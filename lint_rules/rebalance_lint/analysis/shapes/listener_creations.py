@@ -54,9 +54,13 @@ def _held_creations(value: ast.expr, state: _State) -> tuple[list[ast.Call], ast
     return (*optional, True) if optional is not None else ([], None, False)
 
 
-def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str | None]:
+def _creations(
+    cls: ast.ClassDef, facts: FileFacts, *, any_arguments: bool = False
+) -> tuple[list[ast.Call], str | None]:
     """Every ``Cls(...)`` call (a nested class's ``self.Cls(...)`` too:
-    :mod:`.nested_listener_classes`), or why some use of the class name cannot be followed."""
+    :mod:`.nested_listener_classes`), or why some use of the class name cannot be followed.
+    ``any_arguments``: a creation may pass ``*args``/``**kwargs`` (nothing is read from its
+    arguments: a wrapper that registers itself on the consumer it makes)."""
     refs = facts.bindings.references(cls, cls.name)
     if refs is None:
         return [], f"the name {cls.name} is bound more than once"
@@ -64,7 +68,7 @@ def _creations(cls: ast.ClassDef, facts: FileFacts) -> tuple[list[ast.Call], str
     for ref in refs:
         parent = facts.parent(ref)
         if isinstance(parent, ast.Call) and parent.func is ref:
-            if has_star_args(parent):
+            if has_star_args(parent) and not any_arguments:
                 return [], f"instantiated with *args or **kwargs at line {ref.lineno}"
             creations.append(parent)
         elif ref in facts.bindings.in_annotation or _is_isinstance_arg(ref, facts):
