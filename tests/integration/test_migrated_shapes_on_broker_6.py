@@ -67,8 +67,7 @@ text replaced in ``load``'s argument by a throwaway pytest plugin, nothing commi
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,26 +77,17 @@ from rebalance_guard.kafka_python import RebalanceListener
 
 from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import make_consumer
+from tests.integration.migrated_shapes_support import (
+    stored_offsets_on_the_broker,
+    super_calls_on_the_broker,
+)
 from tests.integration.test_migrated_shapes_on_broker import (
-    PARTITIONS,
     Member,
-    Stream,
-    committed,
-    end_offsets,
     kafka_python_consumer,
     load,
     migrated_source,
     protocols,
-    scenario,
 )
-from tests.integration.test_migrated_shapes_on_broker_2 import (
-    assert_callbacks_through_the_view,
-    assert_exactly_once_across_handovers,
-    join_share_leave,
-    record_registrations,
-)
-
-BASE_CALLBACKS = ("on_partitions_assigned", "on_partitions_revoked")
 
 # --------------------------------------------------------------------------- 1. super() calls
 
@@ -134,45 +124,12 @@ def test_super_callback_calls_get_the_view_on_the_broker(
     ) in source
     module: Any = load(source, tmp_path, name)
     assert module.RebalanceListener is RebalanceListener
-    #: the base's callbacks as super() reached them: (listener, name, partitions, view)
-    base_calls: list[tuple[Any, str, frozenset[int], Any]] = []
-    for callback in BASE_CALLBACKS:
-        original = getattr(RebalanceListener, callback)
 
-        def base(
-            self: Any, partitions: Any, consumer: Any, /, _f: Any = original, _n: str = callback
-        ) -> Any:
-            base_calls.append((self, _n, frozenset(tp.partition for tp in partitions), consumer))
-            return _f(self, partitions, consumer)
+    def start(m: Member, topic: str, group: str) -> Member:
+        m.consumer = kafka_python_consumer(broker, group, protocol)
+        return m.start(lambda stopping: module.consume(m.consumer, topic, m.handle, stopping))
 
-        monkeypatch.setattr(RebalanceListener, callback, functools.wraps(original)(base))
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
-
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-        run.observe(module.CommittingListener)
-        listeners = record_registrations(module, "set_rebalance_listener")
-
-        def member(label: str) -> Member:
-            m = Member(run, label)
-            m.consumer = kafka_python_consumer(broker, group, protocol)
-
-            def tracked() -> set[int] | None:
-                listener = listeners.get(id(m.consumer))
-                return None if listener is None else {tp.partition for tp in set(listener.owned)}
-
-            m.tracked = tracked
-            return m.start(lambda stopping: module.consume(m.consumer, topic, m.handle, stopping))
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-
-    assert_exactly_once_across_handovers(run, done)
-    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
-    assert {type(c.listener) for c in run.calls} == {module.CommittingListener}
-    # each callback the client made reached the base's once, with its partitions and its view
-    made = Counter((id(c.listener), c.name, c.partitions, id(c.consumer)) for c in run.calls)
-    reached = Counter((id(li), n, p, id(v)) for li, n, p, v in base_calls)
-    assert reached == made, (base_calls, run.calls)
-    assert {n for _, n, _, _ in base_calls} == set(BASE_CALLBACKS)
+    super_calls_on_the_broker(broker, monkeypatch, module, RebalanceListener, start)
 
 
 # --------------------------------------------------------------------------- 2. parameter_listeners
@@ -213,57 +170,9 @@ def test_listener_handed_to_the_subscribing_function_on_the_broker(
         return make_consumer(config["bootstrap_servers"], config["group_id"], protocol, **config)
 
     module.KafkaConsumer = kafka_consumer
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
-    workers: dict[str, Any] = {}
-    #: every save: (worker, {partition: the position stored})
-    saves: list[tuple[Any, dict[int, int]]] = []
-    save = module.Worker.save
 
-    @functools.wraps(save)
-    def noting_save(self: Any, partitions: Any) -> None:
-        save(self, partitions)
-        saves.append((self, {tp.partition: module.STORE.get(tp, -1) for tp in partitions}))
+    def start(m: Member, make_worker: Callable[[], Any]) -> Member:
+        worker = make_worker()
+        return m.start(lambda stopping: worker.run(m.handle, stopping))
 
-    module.Worker.save = noting_save
-    #: the listener each worker created (the caller's), by the worker's id
-    created: dict[int, Any] = {}
-    init = module.StoredOffsets.__init__
-
-    @functools.wraps(init)
-    def noting_init(self: Any, worker: Any) -> None:
-        init(self, worker)
-        created.setdefault(id(worker), self)  # the first: Worker() creates it
-
-    module.StoredOffsets.__init__ = noting_init
-
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-        run.observe(module.StoredOffsets)
-        listeners = record_registrations(module, "set_rebalance_listener")
-
-        def member(label: str) -> Member:
-            m = Member(run, label)
-            worker = workers[label] = module.Worker(broker.bootstrap, topic, group)
-            m.consumer = worker.consumer
-            m.tracked = lambda: {tp.partition for tp in set(worker.owned)}
-            return m.start(lambda stopping: worker.run(m.handle, stopping))
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-        at_end = committed(broker.bootstrap, group, topic)
-
-    assert {p: o for p, o in at_end.items() if o >= 0} == {}, "the program commits nothing"
-    # the leaver's close saved its partitions where processing had got to
-    leaver_saves = [s for w, s in saves if w is workers["B"]]
-    assert leaver_saves, saves
-    done.at_leave = leaver_saves[-1]
-    assert_exactly_once_across_handovers(run, done)
-    # the store holds every partition's end (A's close saved them all)
-    stored = {tp.partition: o for tp, o in module.STORE.items() if tp.topic == topic}
-    assert stored == end_offsets(run)
-    assert set(module.STORE) == {TopicPartition(topic, p) for p in range(PARTITIONS)}
-    # the listener the caller created is the one registered on its worker's consumer
-    for label, worker in workers.items():
-        listener = listeners[id(worker.consumer)]
-        assert listener is created[id(worker)] and listener.worker is worker, label
-        assert isinstance(listener, RebalanceListener)
-    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
-    assert {type(c.listener) for c in run.calls} == {module.StoredOffsets}
+    stored_offsets_on_the_broker(broker, module, RebalanceListener, TopicPartition, start)

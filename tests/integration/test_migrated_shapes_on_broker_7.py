@@ -61,31 +61,23 @@ committed; 2026-11-27), eager and cooperative both failing, each in about 15 s:
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rebalance_guard.kafka_python import KafkaPythonRebalanceView, RebalanceListener
 
 from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import make_consumer
+from tests.integration.migrated_shapes_support import (
+    KAFKA_PYTHON,
+    GuardedProgram,
+    guarded_commit_on_the_broker,
+)
 from tests.integration.test_migrated_shapes_on_broker import (
-    PARTITIONS,
     Member,
-    Stream,
     kafka_python_consumer,
-    load,
     migrated_source,
     protocols,
-    scenario,
-)
-from tests.integration.test_migrated_shapes_on_broker_2 import (
-    assert_callbacks_through_the_view,
-    assert_exactly_once_across_handovers,
-    join_share_leave,
-    record_registrations,
 )
 
 
@@ -131,14 +123,9 @@ def test_none_tested_global_consumer_becomes_the_view_on_the_broker(
             lambda stopping: module.main(broker.bootstrap, topic, group, m.handle, stopping)
         )
 
+    program = GuardedProgram(name, source, start, lambda module, listener: module.processed)
     modules, members = guarded_commit_on_the_broker(
-        broker,
-        tmp_path,
-        monkeypatch,
-        name,
-        source,
-        start,
-        lambda module, listener: module.processed,
+        broker, tmp_path, monkeypatch, program, KAFKA_PYTHON
     )
     # each member's global is the consumer it created: one per member, not shared
     for label, m in members.items():
@@ -173,101 +160,5 @@ def test_none_tested_injected_consumer_becomes_the_view_on_the_broker(
         m.consumer = kafka_python_consumer(broker, group, protocol)
         return m.start(lambda stopping: module.consume(m.consumer, topic, m.handle, stopping))
 
-    guarded_commit_on_the_broker(
-        broker,
-        tmp_path,
-        monkeypatch,
-        name,
-        source,
-        start,
-        lambda module, listener: listener.processed,
-    )
-
-
-def guarded_commit_on_the_broker(
-    broker: Broker,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    source: str,
-    start: Callable[[Any, Member, str, str], Member],
-    processed: Callable[[Any, Any], dict[Any, int]],
-) -> tuple[dict[str, Any], dict[str, Member]]:
-    """A joins, B joins and leaves, each member loading the migrated program on its own (as
-    its own process would) and started by ``start(module, member, topic, group)``; checks the
-    view, the guarded commits (``processed(module, listener)``: the program's processed
-    offsets a revocation commits from), exactly-once and the leaver's commit. Returns each
-    member's module and the members, by label."""
-    #: every commit made through a view: (view, {partition: offset})
-    commits: list[tuple[Any, dict[int, int]]] = []
-    view_commit = KafkaPythonRebalanceView.commit
-
-    @functools.wraps(view_commit)
-    def noting_commit(self: Any, offsets: Any = None, *args: Any, **kwargs: Any) -> Any:
-        result = view_commit(self, offsets, *args, **kwargs)
-        commits.append((self, {tp.partition: o.offset for tp, o in (offsets or {}).items()}))
-        return result
-
-    monkeypatch.setattr(KafkaPythonRebalanceView, "commit", noting_commit)
-    #: every revocation: (listener, view, {partition: processed offset} when it began)
-    revocations: list[tuple[Any, Any, dict[int, int]]] = []
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
-    modules: dict[str, Any] = {}
-    members: dict[str, Member] = {}
-    listeners: dict[str, dict[int, Any]] = {}
-
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-
-        def member(label: str) -> Member:
-            (tmp_path / label).mkdir()
-            module: Any = load(source, tmp_path / label, name)
-            modules[label] = module
-            assert module.RebalanceListener is RebalanceListener
-            m = members[label] = Member(run, label)
-            run.observe(module.Listener)
-            revoke = module.Listener.on_partitions_revoked
-
-            @functools.wraps(revoke)
-            def noting_revoke(self: Any, revoked: Any, view: Any) -> Any:
-                offsets = processed(module, self)
-                held = {tp.partition: offsets[tp] for tp in revoked if tp in offsets}
-                revocations.append((self, view, held))
-                return revoke(self, revoked, view)
-
-            module.Listener.on_partitions_revoked = noting_revoke
-            registered = listeners[label] = record_registrations(module, "set_rebalance_listener")
-
-            def tracked() -> set[int] | None:
-                listener = registered.get(id(m.consumer))
-                return None if listener is None else {tp.partition for tp in set(listener.owned)}
-
-            m.tracked = tracked
-            return start(module, m, topic, group)
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-
-    listener = {label: listeners[label][id(m.consumer)] for label, m in members.items()}
-    assert_exactly_once_across_handovers(run, done)
-    assert_callbacks_through_the_view(run, listener["A"])
-    assert {type(c.listener) for c in run.calls} == {modules["A"].Listener, modules["B"].Listener}
-    # every revocation the client made went through the wrapper above, with the same view
-    revoked_calls = [c for c in run.calls if c.name == "on_partitions_revoked"]
-    assert len(revoked_calls) == len(revocations)
-    assert {id(c.consumer) for c in revoked_calls} == {id(v) for _, v, _ in revocations}
-    # the guarded commit ran through the view on every revocation with processed offsets of
-    # its partitions, committing exactly those, once; none on any other
-    by_view: dict[int, list[dict[int, int]]] = {}
-    for view, offsets in commits:
-        by_view.setdefault(id(view), []).append(offsets)
-    views = {id(v) for _, v, _ in revocations}
-    assert set(by_view) <= views, "a commit through a view that is not a revocation's"
-    for li, view, held in revocations:
-        assert by_view.get(id(view), []) == ([held] if held else []), (li, held, commits)
-    for label in ("A", "B"):
-        assert any(held for li, _, held in revocations if li is listener[label]), label
-    # the leaver's last commit (its close's revocation) is the group's offset of its partitions
-    leaver_views = [id(v) for li, v, _ in revocations if li is listener["B"]]
-    last = [o for v, o in commits if id(v) in leaver_views][-1]
-    assert set(last) == done.leaver_owned, (last, done.leaver_owned)
-    assert last == {p: done.at_leave[p] for p in last}
-    return modules, members
+    program = GuardedProgram(name, source, start, lambda module, listener: listener.processed)
+    guarded_commit_on_the_broker(broker, tmp_path, monkeypatch, program, KAFKA_PYTHON)

@@ -112,37 +112,32 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.structs import TopicPartition
-from rebalance_guard.aiokafka import AIOKafkaRebalanceView, RebalanceListener
+from rebalance_guard.aiokafka import RebalanceListener
 
 from tests.integration.aiokafka_support import make_consumer
 from tests.integration.broker import Broker
+from tests.integration.migrated_shapes_support import (
+    AIOKAFKA,
+    GuardedProgram,
+    Split,
+    guarded_commit_on_the_broker,
+    stored_offsets_on_the_broker,
+    super_calls_on_the_broker,
+)
 from tests.integration.test_migrated_shapes_on_broker import (
-    PARTITIONS,
     Member,
-    Stream,
-    committed,
-    end_offsets,
     load,
     migrated_source,
     protocols,
-    scenario,
-)
-from tests.integration.test_migrated_shapes_on_broker_2 import (
-    assert_callbacks_through_the_view,
-    assert_exactly_once_across_handovers,
-    join_share_leave,
-    record_registrations,
 )
 
-BASE_CALLBACKS = ("on_partitions_assigned", "on_partitions_revoked")
 #: aiokafka's eager protocol with its default assignor (round-robin) and with the range one;
 #: cooperative listed and skipped with the reason, as broker_1 to _4's aiokafka cases
 PROTOCOLS = ["eager", "eager-range", *protocols("aiokafka")[1:]]
@@ -164,6 +159,11 @@ SPLITS = {"eager": ({0, 2}, {1, 3}), "eager-range": ({0, 1}, {2, 3})}
 def assert_split_by(protocol: str, leaver_owned: set[int]) -> None:
     """The group was split by the assignor asked for (round-robin or range)."""
     assert leaver_owned in SPLITS[protocol], (protocol, leaver_owned)
+
+
+def split_by(protocol: str) -> Split:
+    """The drivers' split check of ``protocol``: ``assert_split_by``."""
+    return functools.partial(assert_split_by, protocol)
 
 
 def aiokafka_consumer(broker: Broker, group: str, protocol: str) -> Any:
@@ -228,50 +228,17 @@ def test_super_callback_calls_get_the_view_on_aiokafka(
     ) in source
     module: Any = load(source, tmp_path, name)
     assert module.RebalanceListener is RebalanceListener
-    #: the base's callbacks as super() reached them: (listener, name, partitions, view)
-    base_calls: list[tuple[Any, str, frozenset[int], Any]] = []
-    for callback in BASE_CALLBACKS:
-        original = getattr(RebalanceListener, callback)
 
-        def base(
-            self: Any, partitions: Any, consumer: Any, /, _f: Any = original, _n: str = callback
-        ) -> Any:
-            base_calls.append((self, _n, frozenset(tp.partition for tp in partitions), consumer))
-            return _f(self, partitions, consumer)
+    def start(m: Member, topic: str, group: str) -> Member:
+        async def body(stopping: asyncio.Event) -> None:
+            m.consumer = aiokafka_consumer(broker, group, protocol)
+            await module.consume(m.consumer, topic, m.handle, stopping)
 
-        monkeypatch.setattr(RebalanceListener, callback, functools.wraps(original)(base))
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
+        return m.start_async(body)
 
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-        run.observe(module.CommittingListener)
-        listeners = record_registrations(module, "set_rebalance_listener")
-
-        def member(label: str) -> Member:
-            m = Member(run, label)
-
-            def tracked() -> set[int] | None:
-                listener = listeners.get(id(m.consumer))
-                return None if listener is None else {tp.partition for tp in set(listener.owned)}
-
-            m.tracked = tracked
-
-            async def body(stopping: asyncio.Event) -> None:
-                m.consumer = aiokafka_consumer(broker, group, protocol)
-                await module.consume(m.consumer, topic, m.handle, stopping)
-
-            return m.start_async(body)
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-    assert_split_by(protocol, done.leaver_owned)
-
-    assert_exactly_once_across_handovers(run, done)
-    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
-    assert {type(c.listener) for c in run.calls} == {module.CommittingListener}
-    # each callback the client made reached the base's once, with its partitions and its view
-    made = Counter((id(c.listener), c.name, c.partitions, id(c.consumer)) for c in run.calls)
-    reached = Counter((id(li), n, p, id(v)) for li, n, p, v in base_calls)
-    assert reached == made, (base_calls, run.calls)
-    assert {n for _, n, _, _ in base_calls} == set(BASE_CALLBACKS)
+    super_calls_on_the_broker(
+        broker, monkeypatch, module, RebalanceListener, start, split_by(protocol)
+    )
 
 
 # --------------------------------------------------------------------------- 2. None-tested consumers
@@ -315,15 +282,9 @@ def test_none_tested_global_consumer_becomes_the_view_on_aiokafka(
             lambda stopping: module.main(broker.bootstrap, topic, group, m.handle, stopping)
         )
 
-    modules, members = guarded_commit_on_aiokafka(
-        broker,
-        protocol,
-        tmp_path,
-        monkeypatch,
-        name,
-        source,
-        start,
-        lambda module, listener: module.processed,
+    program = GuardedProgram(name, source, start, lambda module, listener: module.processed)
+    modules, members = guarded_commit_on_the_broker(
+        broker, tmp_path, monkeypatch, program, AIOKAFKA, split_by(protocol)
     )
     # each member's global is the consumer it created: one per member, not shared
     for label, m in members.items():
@@ -360,120 +321,10 @@ def test_none_tested_injected_consumer_becomes_the_view_on_aiokafka(
 
         return m.start_async(body)
 
-    guarded_commit_on_aiokafka(
-        broker,
-        protocol,
-        tmp_path,
-        monkeypatch,
-        name,
-        source,
-        start,
-        lambda module, listener: listener.processed,
+    program = GuardedProgram(name, source, start, lambda module, listener: listener.processed)
+    guarded_commit_on_the_broker(
+        broker, tmp_path, monkeypatch, program, AIOKAFKA, split_by(protocol)
     )
-
-
-def _partition_offsets(offsets: Any) -> dict[int, int]:
-    """aiokafka's commit argument (offsets as ints or ``OffsetAndMetadata``) by partition."""
-    return {
-        tp.partition: (o if isinstance(o, int) else o.offset) for tp, o in (offsets or {}).items()
-    }
-
-
-def guarded_commit_on_aiokafka(
-    broker: Broker,
-    protocol: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    source: str,
-    start: Callable[[Any, Member, str, str], Member],
-    processed: Callable[[Any, Any], dict[Any, int]],
-) -> tuple[dict[str, Any], dict[str, Member]]:
-    """broker_7's ``guarded_commit_on_the_broker`` for aiokafka: A joins, B joins and leaves,
-    each member loading the migrated program on its own (as its own process would) and started
-    by ``start(module, member, topic, group)``; checks the assignor's split, the view, the guarded commits
-    (``processed(module, listener)``: the program's processed offsets a revocation commits
-    from), exactly-once and the leaver's commit. Returns each member's module and the members,
-    by label."""
-    #: every commit made through a view and awaited to its end: (view, {partition: offset})
-    commits: list[tuple[Any, dict[int, int]]] = []
-    view_commit = AIOKafkaRebalanceView.commit
-
-    @functools.wraps(view_commit)
-    def noting_commit(self: Any, offsets: Any = None) -> Coroutine[Any, Any, Any]:
-        pending = view_commit(self, offsets)
-
-        async def landed() -> Any:
-            result = await pending
-            commits.append((self, _partition_offsets(offsets)))
-            return result
-
-        return landed()
-
-    monkeypatch.setattr(AIOKafkaRebalanceView, "commit", noting_commit)
-    #: every revocation: (listener, view, {partition: processed offset} when it began)
-    revocations: list[tuple[Any, Any, dict[int, int]]] = []
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
-    modules: dict[str, Any] = {}
-    members: dict[str, Member] = {}
-    listeners: dict[str, dict[int, Any]] = {}
-
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-
-        def member(label: str) -> Member:
-            (tmp_path / label).mkdir()
-            module: Any = load(source, tmp_path / label, name)
-            modules[label] = module
-            assert module.RebalanceListener is RebalanceListener
-            m = members[label] = Member(run, label)
-            run.observe(module.Listener)
-            revoke = module.Listener.on_partitions_revoked
-
-            @functools.wraps(revoke)
-            async def noting_revoke(self: Any, revoked: Any, view: Any) -> Any:
-                offsets = processed(module, self)
-                held = {tp.partition: offsets[tp] for tp in revoked if tp in offsets}
-                revocations.append((self, view, held))
-                return await revoke(self, revoked, view)
-
-            module.Listener.on_partitions_revoked = noting_revoke
-            registered = listeners[label] = record_registrations(module, "set_rebalance_listener")
-
-            def tracked() -> set[int] | None:
-                listener = registered.get(id(m.consumer))
-                return None if listener is None else {tp.partition for tp in set(listener.owned)}
-
-            m.tracked = tracked
-            return start(module, m, topic, group)
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-    assert_split_by(protocol, done.leaver_owned)
-
-    listener = {label: listeners[label][id(m.consumer)] for label, m in members.items()}
-    assert_exactly_once_across_handovers(run, done)
-    assert_callbacks_through_the_view(run, listener["A"])
-    assert {type(c.listener) for c in run.calls} == {modules["A"].Listener, modules["B"].Listener}
-    # every revocation the client made went through the wrapper above, with the same view
-    revoked_calls = [c for c in run.calls if c.name == "on_partitions_revoked"]
-    assert len(revoked_calls) == len(revocations)
-    assert {id(c.consumer) for c in revoked_calls} == {id(v) for _, v, _ in revocations}
-    # the guarded commit ran through the view on every revocation with processed offsets of
-    # its partitions, committing exactly those, once; none on any other
-    by_view: dict[int, list[dict[int, int]]] = {}
-    for view, offsets in commits:
-        by_view.setdefault(id(view), []).append(offsets)
-    views = {id(v) for _, v, _ in revocations}
-    assert set(by_view) <= views, "a commit through a view that is not a revocation's"
-    for li, view, held in revocations:
-        assert by_view.get(id(view), []) == ([held] if held else []), (li, held, commits)
-    for label in ("A", "B"):
-        assert any(held for li, _, held in revocations if li is listener[label]), label
-    # the leaver's last commit (its stop()'s revocation) is the group's offset of its partitions
-    leaver_views = [id(v) for li, v, _ in revocations if li is listener["B"]]
-    last = [o for v, o in commits if id(v) in leaver_views][-1]
-    assert set(last) == done.leaver_owned, (last, done.leaver_owned)
-    assert last == {p: done.at_leave[p] for p in last}
-    return modules, members
 
 
 # --------------------------------------------------------------------------- 3. parameter_listeners
@@ -514,66 +365,15 @@ def test_listener_handed_to_the_subscribing_function_on_aiokafka(
     )
     module: Any = load(source, tmp_path, name)
     module.AIOKafkaConsumer = aiokafka_factory(protocol)  # what connect_kafka_consumer() creates
-    topic, group = broker.create_topic(PARTITIONS), broker.group()
-    workers: dict[str, Any] = {}
-    #: every save: (worker, {partition: the position stored})
-    saves: list[tuple[Any, dict[int, int]]] = []
-    save = module.Worker.save
 
-    @functools.wraps(save)
-    def noting_save(self: Any, partitions: Any) -> None:
-        save(self, partitions)
-        saves.append((self, {tp.partition: module.STORE.get(tp, -1) for tp in partitions}))
+    def start(m: Member, make_worker: Callable[[], Any]) -> Member:
+        async def body(stopping: asyncio.Event) -> None:
+            # aiokafka's consumer needs the member's event loop: the worker is made in it
+            worker = make_worker()
+            await worker.run(m.handle, stopping)
 
-    module.Worker.save = noting_save
-    #: the listener each worker created (the caller's), by the worker's id
-    created: dict[int, Any] = {}
-    init = module.StoredOffsets.__init__
+        return m.start_async(body)
 
-    @functools.wraps(init)
-    def noting_init(self: Any, worker: Any) -> None:
-        init(self, worker)
-        created.setdefault(id(worker), self)  # the first: Worker() creates it
-
-    module.StoredOffsets.__init__ = noting_init
-
-    with scenario() as run, Stream(broker.bootstrap, topic) as stream:
-        run.observe(module.StoredOffsets)
-        listeners = record_registrations(module, "set_rebalance_listener")
-
-        def member(label: str) -> Member:
-            m = Member(run, label)
-            m.tracked = lambda: (
-                {tp.partition for tp in set(workers[label].owned)} if label in workers else None
-            )
-
-            async def body(stopping: asyncio.Event) -> None:
-                # aiokafka's consumer needs the member's event loop: the worker is made in it
-                worker = workers[label] = module.Worker(broker.bootstrap, topic, group)
-                m.consumer = worker.consumer
-                await worker.run(m.handle, stopping)
-
-            return m.start_async(body)
-
-        done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
-        at_end = committed(broker.bootstrap, group, topic)
-
-    assert_split_by(protocol, done.leaver_owned)
-
-    assert {p: o for p, o in at_end.items() if o >= 0} == {}, "the program commits nothing"
-    # the leaver's stop() saved its partitions where processing had got to
-    leaver_saves = [s for w, s in saves if w is workers["B"]]
-    assert leaver_saves, saves
-    done.at_leave = leaver_saves[-1]
-    assert_exactly_once_across_handovers(run, done)
-    # the store holds every partition's end (A's stop() saved them all)
-    stored = {tp.partition: o for tp, o in module.STORE.items() if tp.topic == topic}
-    assert stored == end_offsets(run)
-    assert set(module.STORE) == {TopicPartition(topic, p) for p in range(PARTITIONS)}
-    # the listener the caller created is the one registered on its worker's consumer
-    for label, worker in workers.items():
-        listener = listeners[id(worker.consumer)]
-        assert listener is created[id(worker)] and listener.worker is worker, label
-        assert isinstance(listener, RebalanceListener)
-    assert_callbacks_through_the_view(run, listeners[id(done.a.consumer)])
-    assert {type(c.listener) for c in run.calls} == {module.StoredOffsets}
+    stored_offsets_on_the_broker(
+        broker, module, RebalanceListener, TopicPartition, start, split_by(protocol)
+    )

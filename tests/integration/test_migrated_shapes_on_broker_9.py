@@ -105,6 +105,7 @@ from rebalance_guard import kafka_python as guard_kafka_python
 from rebalance_guard._view import ExpiringView
 
 from tests.integration.broker import Broker
+from tests.integration.migrated_shapes_support import owned_by_registered
 from tests.integration.test_migrated_shapes_on_broker import (
     PARTITIONS,
     Member,
@@ -377,11 +378,7 @@ def chained_on_the_broker(
                 users[label] = inner_class(consumer, processed, seen)
                 return users[label]
 
-            def tracked() -> set[int] | None:
-                listener = listeners.get(id(m.consumer))
-                return None if listener is None else {tp.partition for tp in set(listener.owned)}
-
-            m.tracked = tracked
+            m.tracked = owned_by_registered(listeners, m)
             return start(m, topic, group, user_listener, handle)
 
         done = join_share_leave(run, stream, broker, group, topic, member, leaver="B")
