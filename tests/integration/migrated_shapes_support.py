@@ -7,6 +7,8 @@ revocation are observed (``Observed``: plain or coroutine methods) and the assig
 source each check was shown to fail on is told by the docstring of the module whose case it is.
 """
 
+# ruff: noqa: E501  (expected codemod output lines are compared verbatim)
+
 from __future__ import annotations
 
 import functools
@@ -30,6 +32,7 @@ from tests.integration.test_migrated_shapes_on_broker import (
     committed,
     end_offsets,
     load,
+    migrated_source,
     scenario,
 )
 from tests.integration.test_migrated_shapes_on_broker_2 import (
@@ -57,6 +60,145 @@ def owned_by_registered(listeners: dict[int, Any], m: Member) -> Callable[[], se
         return None if listener is None else {tp.partition for tp in set(listener.owned)}
 
     return tracked
+
+
+# --------------------------------------------------------------------------- the migrated sources
+# The kafka-python and aiokafka twins of each program migrate to the same lines but for the
+# coroutine callbacks (``async def``, ``await``), their annotation (``AbstractSet[...]``,
+# rebalance_guard.aiokafka's signature; kafka-python's keep ``set``) and how the consumer is
+# created and started; each function checks its program's lines verbatim for either client.
+
+
+def _callback_text(client: str) -> tuple[str, str, str]:
+    """``(async, await, the partitions' annotation)`` of the client's migrated callbacks."""
+    if client == "aiokafka":
+        return "async ", "await ", "AbstractSet[TopicPartition]"
+    assert client == "kafka_python", client
+    return "", "", "set[TopicPartition]"
+
+
+def _consumer_created(client: str) -> str:
+    """The program's line(s) creating its consumer, as each client's twin writes them."""
+    if client == "aiokafka":
+        return (
+            "    consumer = AIOKafkaConsumer(\n"
+            "        bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False\n"
+            "    )\n"
+        )
+    return "    consumer = KafkaConsumer(bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False)\n"
+
+
+#: the line starting the consumer after its subscription (aiokafka's only)
+_STARTED = {"aiokafka": "    await consumer.start()\n", "kafka_python": ""}
+
+
+def migrated_super_callbacks(client: str) -> str:
+    """``super_callbacks_{client}`` migrated, the lines that matter checked."""
+    source = migrated_source(f"super_callbacks_{client}")
+    async_, await_, partitions = _callback_text(client)
+    code = source.partition('"""\n')[2]  # after the module docstring
+    if client == "aiokafka":
+        assert (
+            "from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener\n"
+            in source
+        )
+        assert "ConsumerRebalanceListener" not in code
+    assert "class CommittingListener(RebalanceListener):\n" in source
+    assert (
+        f"    {async_}def on_partitions_assigned(self, assigned: {partitions}, consumer: RebalanceConsumer) -> None:\n"
+        "        self.owned |= set(assigned)\n"
+        '        log.info("partitions assigned %s", sorted(assigned))\n'
+        "        super().on_partitions_assigned(assigned, consumer)\n"
+    ) in source
+    assert (
+        f"    {async_}def on_partitions_revoked(self, revoked: {partitions}, consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert f"        if offsets:\n            {await_}consumer.commit(offsets)\n" in source
+    assert (
+        '        log.info("partitions revoked %s", sorted(revoked))\n'
+        "        super().on_partitions_revoked(revoked, consumer)\n"
+    ) in source
+    assert "    def __init__(self, processed: dict[TopicPartition, int]) -> None:\n" in source
+    # the injection went: the commit is on the view (aiokafka's docstring names self.consumer)
+    assert "self.consumer" not in (code if client == "aiokafka" else source)
+    assert (
+        "    set_rebalance_listener(consumer, CommittingListener(processed))\n"
+        "    consumer.subscribe([topic])\n" + _STARTED[client]
+    ) in source
+    return source
+
+
+def _assert_guarded_revocation(source: str, client: str, view: str) -> None:
+    """The None-tested programs' migrated listener: its revocation takes the view as ``view``
+    and both the None test and the commit are of it."""
+    async_, await_, partitions = _callback_text(client)
+    assert "class Listener(RebalanceListener):\n" in source
+    assert (
+        f"    {async_}def on_partitions_revoked(self, revoked: {partitions}, {view}: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert (
+        f"        if pending and {view} is not None:\n"
+        f"            {await_}{view}.commit(pending)\n"
+        "        self.owned -= set(revoked)\n"
+    ) in source
+
+
+def migrated_none_tested_global(client: str) -> str:
+    """``none_tested_global_{client}`` migrated, the lines that matter checked."""
+    source = migrated_source(f"none_tested_global_{client}")
+    async_, _, partitions = _callback_text(client)
+    _assert_guarded_revocation(source, client, "rebalance_consumer")
+    assert (
+        f"    {async_}def on_partitions_assigned(self, assigned: {partitions}, consumer: RebalanceConsumer) -> None:\n"
+    ) in source
+    assert "\nconsumer = None\n" in source  # the module's global stays, set by main()
+    assert (
+        "    global consumer\n"
+        + _consumer_created(client)
+        + "    set_rebalance_listener(consumer, Listener())\n"
+        "    consumer.subscribe([topic])\n" + _STARTED[client]
+    ) in source
+    return source
+
+
+def migrated_none_tested_injected(client: str) -> str:
+    """``none_tested_injected_{client}`` migrated, the lines that matter checked."""
+    source = migrated_source(f"none_tested_injected_{client}")
+    _assert_guarded_revocation(source, client, "consumer")
+    assert "self.consumer" not in source.partition('"""\n')[2]  # the injection went
+    assert (
+        "    set_rebalance_listener(consumer, Listener(processed))\n    consumer.subscribe([topic])\n"
+    ) in source
+    return source
+
+
+def migrated_parameter_listener(client: str) -> str:
+    """``parameter_listener_{client}`` migrated, the lines that matter checked."""
+    source = migrated_source(f"parameter_listener_{client}")
+    async_, _, partitions = _callback_text(client)
+    assert "class StoredOffsets(RebalanceListener):\n" in source
+    assert (
+        f"    {async_}def on_partitions_revoked(self, revoked: {partitions}, consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.save(revoked)\n"
+    ) in source
+    assert (
+        f"    {async_}def on_partitions_assigned(self, assigned: {partitions}, consumer: RebalanceConsumer) -> None:\n"
+        "        self.worker.take(assigned)\n"
+    ) in source
+    if client == "aiokafka":
+        # the worker's methods the callbacks hand their partitions to are widened with them
+        assert "    def save(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
+        assert "    def take(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
+    assert (
+        _consumer_created(client) + "    set_rebalance_listener(consumer, rebalance_listener)\n"
+        "    consumer.subscribe([topic])\n"
+        "    return consumer\n"
+    ) in source
+    assert (
+        "        self.consumer = connect_kafka_consumer(servers, topic, group_id, StoredOffsets(self))\n"
+        in source
+    )
+    return source
 
 
 # --------------------------------------------------------------------------- super() calls

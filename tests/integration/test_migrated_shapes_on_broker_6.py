@@ -1,10 +1,11 @@
-"""Two more migration shapes proven by running the MIGRATED program on Apache Kafka (the sequel
-of test_migrated_shapes_on_broker.py to _5.py, whose migration, observation, stream and
-handover helpers these reuse). Each case migrates a user program of the shape
+"""Two more migration shapes proven by running the MIGRATED program on Apache Kafka (the sequel of
+test_migrated_shapes_on_broker.py to _5.py, whose migration, observation, stream and handover
+helpers these reuse; each case's migrated-line checks and driver, shared with its aiokafka twin
+in _8.py, are in migrated_shapes_support.py). Each case migrates a user program of the shape
 (``migrated_programs/``) with the real codemod (no manual site, no KRB2xx left, idempotent),
-checks the migrated lines that matter, imports the result and drives it on the test broker
-with the real client (kafka-python ``KafkaConsumer``, eager and cooperative-sticky as
-broker_1's kafka-python cases; kafka-python has no KIP-848, 2.x no cooperative):
+checks the migrated lines that matter, imports the result and drives it on the test broker with
+the real client (kafka-python ``KafkaConsumer``, eager and cooperative-sticky as broker_1's
+kafka-python cases; kafka-python has no KIP-848, 2.x no cooperative):
 
 1. ``super()`` callback calls: a listener whose callbacks do their own work (track the
    partitions it owns; on revocation commit the offsets the loop processed of the revoked
@@ -63,8 +64,6 @@ text replaced in ``load``'s argument by a throwaway pytest plugin, nothing commi
   caller's-listener check failed.
 """
 
-# ruff: noqa: E501  (expected codemod output lines are compared verbatim)
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -78,6 +77,8 @@ from rebalance_guard.kafka_python import RebalanceListener
 from tests.integration.broker import Broker
 from tests.integration.kafka_python_support import make_consumer
 from tests.integration.migrated_shapes_support import (
+    migrated_parameter_listener,
+    migrated_super_callbacks,
     stored_offsets_on_the_broker,
     super_calls_on_the_broker,
 )
@@ -85,7 +86,6 @@ from tests.integration.test_migrated_shapes_on_broker import (
     Member,
     kafka_python_consumer,
     load,
-    migrated_source,
     protocols,
 )
 
@@ -100,28 +100,7 @@ def test_super_callback_calls_get_the_view_on_the_broker(
     """Every callback ran with the view and handed that view to the base's through
     ``super()``; the revocation's commit on the view keeps every partition exactly once."""
     name = "super_callbacks_kafka_python"
-    source = migrated_source(name)
-    assert "class CommittingListener(RebalanceListener):\n" in source
-    assert (
-        "    def on_partitions_assigned(self, assigned: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.owned |= set(assigned)\n"
-        '        log.info("partitions assigned %s", sorted(assigned))\n'
-        "        super().on_partitions_assigned(assigned, consumer)\n"
-    ) in source
-    assert (
-        "    def on_partitions_revoked(self, revoked: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-    ) in source
-    assert "        if offsets:\n            consumer.commit(offsets)\n" in source
-    assert (
-        '        log.info("partitions revoked %s", sorted(revoked))\n'
-        "        super().on_partitions_revoked(revoked, consumer)\n"
-    ) in source
-    assert "    def __init__(self, processed: dict[TopicPartition, int]) -> None:\n" in source
-    assert "self.consumer" not in source  # the injection went: the commit is on the view
-    assert (
-        "    set_rebalance_listener(consumer, CommittingListener(processed))\n"
-        "    consumer.subscribe([topic])\n"
-    ) in source
+    source = migrated_super_callbacks("kafka_python")
     module: Any = load(source, tmp_path, name)
     assert module.RebalanceListener is RebalanceListener
 
@@ -144,26 +123,7 @@ def test_listener_handed_to_the_subscribing_function_on_the_broker(
     on revocation and hand-over on assignment keep every partition exactly once with nothing
     committed to Kafka."""
     name = "parameter_listener_kafka_python"
-    source = migrated_source(name)
-    assert "class StoredOffsets(RebalanceListener):\n" in source
-    assert (
-        "    def on_partitions_revoked(self, revoked: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.worker.save(revoked)\n"
-    ) in source
-    assert (
-        "    def on_partitions_assigned(self, assigned: set[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.worker.take(assigned)\n"
-    ) in source
-    assert (
-        "    consumer = KafkaConsumer(bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False)\n"
-        "    set_rebalance_listener(consumer, rebalance_listener)\n"
-        "    consumer.subscribe([topic])\n"
-        "    return consumer\n"
-    ) in source
-    assert (
-        "        self.consumer = connect_kafka_consumer(servers, topic, group_id, StoredOffsets(self))\n"
-        in source
-    )
+    source = migrated_parameter_listener("kafka_python")
     module: Any = load(source, tmp_path, name)
 
     def kafka_consumer(**config: Any) -> Any:  # what connect_kafka_consumer() creates

@@ -1,16 +1,18 @@
 """The migration shapes of test_migrated_shapes_on_broker_6.py and _7.py proven on aiokafka by
-running the MIGRATED program on Apache Kafka (the sequel of test_migrated_shapes_on_broker.py
-to _7.py, whose migration, observation, stream and handover helpers these reuse). Each case
-migrates an aiokafka user program of the shape (``migrated_programs/*_aiokafka.py``: coroutine
-callbacks awaiting ``commit``, ``aiokafka.abc.ConsumerRebalanceListener``, ``AIOKafkaConsumer``
-started, polled with ``getmany`` and stopped by the program) with the real codemod (no manual
-site, no KRB2xx left, idempotent), checks the migrated lines that matter, imports the result
-and drives it on the test broker with the real client, each member in a thread of its own with
-its own event loop (as broker_3's and _4's aiokafka cases). aiokafka 0.14 speaks only the
-eager protocol: each case runs it with aiokafka's default assignor (round-robin, as every
-aiokafka case of broker_1 to _4: ``eager``) and with its range assignor (``eager-range``), the
-split checked to be that assignor's; the cooperative case is listed and skipped with the
-reason, as theirs (aiokafka has no cooperative-sticky assignor, nor KIP-848):
+running the MIGRATED program on Apache Kafka (the sequel of test_migrated_shapes_on_broker.py to
+_7.py, whose migration, observation, stream and handover helpers these reuse; each case's
+migrated-line checks and driver, shared with its kafka-python twin in _6.py or _7.py, are in
+migrated_shapes_support.py, the client's parts passed in). Each case migrates an aiokafka user
+program of the shape (``migrated_programs/*_aiokafka.py``: coroutine callbacks awaiting
+``commit``, ``aiokafka.abc.ConsumerRebalanceListener``, ``AIOKafkaConsumer`` started, polled
+with ``getmany`` and stopped by the program) with the real codemod (no manual site, no KRB2xx
+left, idempotent), checks the migrated lines that matter, imports the result and drives it on
+the test broker with the real client, each member in a thread of its own with its own event loop
+(as broker_3's and _4's aiokafka cases). aiokafka 0.14 speaks only the eager protocol: each case
+runs it with aiokafka's default assignor (round-robin, as every aiokafka case of broker_1 to _4:
+``eager``) and with its range assignor (``eager-range``), the split checked to be that
+assignor's; the cooperative case is listed and skipped with the reason, as theirs (aiokafka has
+no cooperative-sticky assignor, nor KIP-848):
 
 1. ``super()`` callback calls: the listener's coroutine callbacks do their own work (track the
    partitions it owns; on revocation ``await self.consumer.commit(offsets)`` of the offsets the
@@ -128,13 +130,16 @@ from tests.integration.migrated_shapes_support import (
     GuardedProgram,
     Split,
     guarded_commit_on_the_broker,
+    migrated_none_tested_global,
+    migrated_none_tested_injected,
+    migrated_parameter_listener,
+    migrated_super_callbacks,
     stored_offsets_on_the_broker,
     super_calls_on_the_broker,
 )
 from tests.integration.test_migrated_shapes_on_broker import (
     Member,
     load,
-    migrated_source,
     protocols,
 )
 
@@ -198,34 +203,7 @@ def test_super_callback_calls_get_the_view_on_aiokafka(
     ``super()``; the revocation's awaited commit on the view keeps every partition exactly
     once."""
     name = "super_callbacks_aiokafka"
-    source = migrated_source(name)
-    assert (
-        "from rebalance_guard.aiokafka import RebalanceConsumer, RebalanceListener, set_rebalance_listener\n"
-        in source
-    )
-    assert "ConsumerRebalanceListener" not in source.partition('"""\n')[2]
-    assert "class CommittingListener(RebalanceListener):\n" in source
-    assert (
-        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.owned |= set(assigned)\n"
-        '        log.info("partitions assigned %s", sorted(assigned))\n'
-        "        super().on_partitions_assigned(assigned, consumer)\n"
-    ) in source
-    assert (
-        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-    ) in source
-    assert "        if offsets:\n            await consumer.commit(offsets)\n" in source
-    assert (
-        '        log.info("partitions revoked %s", sorted(revoked))\n'
-        "        super().on_partitions_revoked(revoked, consumer)\n"
-    ) in source
-    assert "    def __init__(self, processed: dict[TopicPartition, int]) -> None:\n" in source
-    assert "self.consumer" not in source.partition('"""\n')[2]  # the injection went
-    assert (
-        "    set_rebalance_listener(consumer, CommittingListener(processed))\n"
-        "    consumer.subscribe([topic])\n"
-        "    await consumer.start()\n"
-    ) in source
+    source = migrated_super_callbacks("aiokafka")
     module: Any = load(source, tmp_path, name)
     assert module.RebalanceListener is RebalanceListener
 
@@ -252,29 +230,7 @@ def test_none_tested_global_consumer_becomes_the_view_on_aiokafka(
     whenever it has processed offsets to commit, and that commit alone keeps every partition
     exactly once; each member's global is the consumer it created."""
     name = "none_tested_global_aiokafka"
-    source = migrated_source(name)
-    assert "class Listener(RebalanceListener):\n" in source
-    assert (
-        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], rebalance_consumer: RebalanceConsumer) -> None:\n"
-    ) in source
-    assert (
-        "        if pending and rebalance_consumer is not None:\n"
-        "            await rebalance_consumer.commit(pending)\n"
-        "        self.owned -= set(revoked)\n"
-    ) in source
-    assert (
-        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-    ) in source
-    assert "\nconsumer = None\n" in source  # the module's global stays, set by main()
-    assert (
-        "    global consumer\n"
-        "    consumer = AIOKafkaConsumer(\n"
-        "        bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False\n"
-        "    )\n"
-        "    set_rebalance_listener(consumer, Listener())\n"
-        "    consumer.subscribe([topic])\n"
-        "    await consumer.start()\n"
-    ) in source
+    source = migrated_none_tested_global("aiokafka")
 
     def start(module: Any, m: Member, topic: str, group: str) -> Member:
         module.AIOKafkaConsumer = aiokafka_factory(protocol, lambda c: setattr(m, "consumer", c))
@@ -299,20 +255,7 @@ def test_none_tested_injected_consumer_becomes_the_view_on_aiokafka(
     """The same with the consumer injected as ``self.consumer``: the injection goes, the test
     and the awaited commit are of the view (named ``consumer``: the parameter is free)."""
     name = "none_tested_injected_aiokafka"
-    source = migrated_source(name)
-    assert "class Listener(RebalanceListener):\n" in source
-    assert (
-        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-    ) in source
-    assert (
-        "        if pending and consumer is not None:\n"
-        "            await consumer.commit(pending)\n"
-        "        self.owned -= set(revoked)\n"
-    ) in source
-    assert "self.consumer" not in source.partition('"""\n')[2]  # the injection went
-    assert (
-        "    set_rebalance_listener(consumer, Listener(processed))\n    consumer.subscribe([topic])\n"
-    ) in source
+    source = migrated_none_tested_injected("aiokafka")
 
     def start(module: Any, m: Member, topic: str, group: str) -> Member:
         async def body(stopping: asyncio.Event) -> None:
@@ -338,31 +281,7 @@ def test_listener_handed_to_the_subscribing_function_on_aiokafka(
     on revocation and hand-over on assignment keep every partition exactly once with nothing
     committed to Kafka."""
     name = "parameter_listener_aiokafka"
-    source = migrated_source(name)
-    assert "class StoredOffsets(RebalanceListener):\n" in source
-    assert (
-        "    async def on_partitions_revoked(self, revoked: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.worker.save(revoked)\n"
-    ) in source
-    assert (
-        "    async def on_partitions_assigned(self, assigned: AbstractSet[TopicPartition], consumer: RebalanceConsumer) -> None:\n"
-        "        self.worker.take(assigned)\n"
-    ) in source
-    # the worker's methods the callbacks hand their partitions to are widened with them
-    assert "    def save(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
-    assert "    def take(self, partitions: AbstractSet[TopicPartition]) -> None:\n" in source
-    assert (
-        "    consumer = AIOKafkaConsumer(\n"
-        "        bootstrap_servers=servers, group_id=group_id, enable_auto_commit=False\n"
-        "    )\n"
-        "    set_rebalance_listener(consumer, rebalance_listener)\n"
-        "    consumer.subscribe([topic])\n"
-        "    return consumer\n"
-    ) in source
-    assert (
-        "        self.consumer = connect_kafka_consumer(servers, topic, group_id, StoredOffsets(self))\n"
-        in source
-    )
+    source = migrated_parameter_listener("aiokafka")
     module: Any = load(source, tmp_path, name)
     module.AIOKafkaConsumer = aiokafka_factory(protocol)  # what connect_kafka_consumer() creates
 
