@@ -116,15 +116,11 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
     another method (REAL_WORLD.md's ``self.on_partitions_revoked(self.assignment())`` in a
     wrapper: :func:`outside_callbacks` decides)."""
     methods = methods_of(cls)
-    call = facts.parent(node)
+    call = _partitions_call(node, facts)
     target = methods.get(node.attr)
     caller = _caller(node, facts)
     if not (
-        isinstance(call, ast.Call)
-        and call.func is node
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and not call.keywords
+        call is not None
         and target is not None
         and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
         and methods.get(caller.name) is caller
@@ -138,23 +134,12 @@ def _through_self(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> P
 def _through_super(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passing | None:
     """``super().<callback>(partitions)`` in a callback of ``cls`` itself, ``cls`` having one
     base, the client's (not async) listener base: the call then gets the view appended."""
-    call = facts.parent(node)
-    caller = _caller(node, facts)
+    call = _partitions_call(node, facts)
+    caller = _callback_of(node, cls, facts)
     if not (
-        isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == "super"
-        and not node.value.args
-        and not node.value.keywords
-        and facts.bindings.binding(node.value.func) is None  # the builtin, not rebound
-        and isinstance(call, ast.Call)
-        and call.func is node
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and not call.keywords
-        and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        and caller.name in CALLBACKS
-        and methods_of(cls).get(caller.name) is caller
+        _bare_super(node.value, facts)
+        and call is not None
+        and caller is not None
         and len(cls.bases) == 1
         and not cls.keywords
     ):
@@ -170,12 +155,7 @@ def _client_base_through_super(node: ast.Attribute, cls: ast.ClassDef, facts: Fi
     """``super().<callback>(...)`` in a method of another class of the file whose every base is
     a client's listener base: its method resolution order holds no class of the file, so the
     call never reaches ``cls``'s methods (that class's own plan passes its view, if any)."""
-    if not (
-        isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == "super"
-        and facts.bindings.binding(node.value.func) is None
-    ):
+    if not _bare_super(node.value, facts):
         return False
     owner = next((a for a in facts.bindings.ancestors(node) if isinstance(a, ast.ClassDef)), None)
     if owner is None or owner is cls or owner.keywords or not owner.bases:
@@ -204,22 +184,56 @@ def _chained(node: ast.Attribute, cls: ast.ClassDef, facts: FileFacts) -> Passin
     (``self.inner.on_partitions_assigned(assigned)``). rebalance_guard's ``chain_callback``
     then calls it with the view where that object is a migrated listener (which may be an
     instance of ``cls`` itself) and with the partitions alone otherwise, as before."""
-    call = facts.parent(node)
-    caller = _caller(node, facts)
+    call = _partitions_call(node, facts)
+    caller = _callback_of(node, cls, facts)
     if not (
-        isinstance(call, ast.Call)
-        and call.func is node
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and not call.keywords
-        and isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        and caller.name in CALLBACKS
-        and methods_of(cls).get(caller.name) is caller
+        call is not None
+        and caller is not None
         and not (isinstance(node.value, ast.Name) and node.value.id == first_param(caller))
         and not (isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "super")
     ):
         return None
     return Passing(call, "chain", None, caller)
+
+
+def _partitions_call(node: ast.Attribute, facts: FileFacts) -> ast.Call | None:
+    """The call ``node`` makes with the partitions alone: one positional argument (not
+    ``*args``), no keywords; None for any other use of the attribute."""
+    call = facts.parent(node)
+    if (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+    ):
+        return call
+    return None
+
+
+def _callback_of(node: ast.AST, cls: ast.ClassDef, facts: FileFacts) -> Function | None:
+    """The callback of ``cls`` itself that ``node`` is directly in (no nested function or
+    lambda between them, which could run after the view expired), or None."""
+    caller = _caller(node, facts)
+    if (
+        isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        and caller.name in CALLBACKS
+        and methods_of(cls).get(caller.name) is caller
+    ):
+        return caller
+    return None
+
+
+def _bare_super(expr: ast.expr, facts: FileFacts) -> bool:
+    """``super()`` with no arguments, the builtin (not a name the file rebinds)."""
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "super"
+        and not expr.args
+        and not expr.keywords
+        and facts.bindings.binding(expr.func) is None
+    )
 
 
 def _caller(node: ast.AST, facts: FileFacts) -> ast.AST | None:
