@@ -183,6 +183,25 @@ Consumer({}).subscribe(["t"], on_revoke=on_revoke)
     assert b"on_revoke=on_revoke, on_lost=on_lost_3)" in result.new_source
 
 
+def test_an_on_lost_none_is_left_to_krb113_not_replaced() -> None:
+    """``on_lost=None`` makes subscribe() raise TypeError (KRB113): no revocation ever runs on
+    loss, so there is no KRB104 and --fix must not turn the TypeError into a lost handler."""
+    source = b"""\
+from confluent_kafka import Consumer
+
+
+def on_revoke(consumer, partitions):
+    consumer.commit(asynchronous=False)
+
+
+Consumer({}).subscribe(["t"], on_revoke=on_revoke, on_lost=None)
+Consumer({}).subscribe(["t"], lambda c, p: None, on_revoke, None)
+"""
+    assert fix_source(source).new_source is None
+    findings = check_source(source, "app.py").findings
+    assert {finding.code for finding in findings} == {"KRB113", "KRB203"}
+
+
 def test_bad_input_is_a_status() -> None:
     assert fix_source(b"import kafka\ndef (:\n").status == "syntax_error"
     assert fix_source(b"print('no kafka here')\n").new_source is None

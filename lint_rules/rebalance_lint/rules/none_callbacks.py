@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 from rebalance_lint.analysis.clients import takes_callbacks
@@ -20,10 +21,16 @@ NONE_CALLBACK = Rule(
             "`Consumer.subscribe()` raises TypeError (each callback must be callable or left "
             "out); `AIOConsumer` given it by keyword fails at the first rebalance.",
         ),
+        "default": KindCase(
+            "risk",
+            "a parameter whose default is `None`, passed on as the callback and used nowhere "
+            "else in its function (`def start(topics, on_assign=None)`)",
+            "a call of that function that leaves the argument out hands `subscribe()` that "
+            "`None` and fails as `None` given directly does; calls that pass a callback work.",
+        ),
     },
     template=(
-        "{given} is not 'no callback' for confluent-kafka: {fails}; leave it out (pass the "
-        "callbacks after it by keyword)"
+        "{given} is not 'no callback' for confluent-kafka: {fails}; {fix}"
     ),
     rationale=(
         "confluent-kafka's `Consumer.subscribe(topics, on_assign, on_revoke, on_lost)` checks "
@@ -48,6 +55,14 @@ def on_revoke(consumer, partitions):
 consumer = Consumer({"group.id": "g"})
 consumer.subscribe(["orders"], None, on_revoke)
 """,
+        """\
+from confluent_kafka import Consumer
+
+def start(topics, on_assign=None):
+    consumer = Consumer({"group.id": "g"})
+    consumer.subscribe(topics, on_assign=on_assign)
+    return consumer
+""",
     ),
     valid=(
         """\
@@ -58,6 +73,15 @@ def on_revoke(consumer, partitions):
 
 consumer = Consumer({"group.id": "g"})
 consumer.subscribe(["orders"], on_revoke=on_revoke)
+""",
+        """\
+from confluent_kafka import Consumer
+
+def start(topics, on_assign=None):
+    consumer = Consumer({"group.id": "g"})
+    callbacks = {"on_assign": on_assign} if on_assign is not None else {}
+    consumer.subscribe(topics, **callbacks)
+    return consumer
 """,
     ),
 )
@@ -73,7 +97,8 @@ def none_callback(analysis: Analysis) -> Iterator[Hit]:
         passed = [(role, arg) for role, arg in zip(_ROLES, reg.call.args[1:], strict=False)]
         passed += [(kw.arg, kw.value) for kw in reg.call.keywords if kw.arg in _ROLES]
         for role, value in passed:
-            if not is_none(value):
+            defaulted = _none_default(value, reg.scope.node)
+            if not is_none(value) and defaulted is None:
                 continue
             by_keyword = any(value is kw.value for kw in reg.call.keywords)
             fails = (
@@ -81,5 +106,56 @@ def none_callback(analysis: Analysis) -> Iterator[Hit]:
                 if reg.client == "confluent_aio" and by_keyword
                 else "subscribe() raises TypeError (it expects a callable)"
             )
-            given = f"{role}=None" if by_keyword else f"None in {role}'s position"
-            yield NONE_CALLBACK.hit(value, given=given, fails=fails)
+            if defaulted is not None:
+                function = _name(reg.scope.node)
+                if function == "__init__" and reg.scope.cls is not None:
+                    function = reg.scope.cls.name
+                yield NONE_CALLBACK.hit(
+                    value,
+                    case="default",
+                    given=f"{defaulted.id} (None in every call of {function}() that omits it)",
+                    fails=fails,
+                    fix=f"pass {role}= only when {function}() is given one (build the keywords "
+                    "conditionally), or drop the None default",
+                )
+                continue
+            yield NONE_CALLBACK.hit(
+                value,
+                case="none",
+                given=f"{role}=None" if by_keyword else f"None in {role}'s position",
+                fails=fails,
+                fix="leave it out (pass the callbacks after it by keyword)",
+            )
+
+
+def _none_default(value: ast.expr, function: ast.AST) -> ast.Name | None:
+    """``value`` when it names a parameter of ``function`` defaulting to ``None`` that the
+    function reads nowhere else (so nothing tests it, rebinds it or passes it on instead)."""
+    if not isinstance(value, ast.Name) or not isinstance(
+        function, ast.FunctionDef | ast.AsyncFunctionDef
+    ):
+        return None
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    defaulted = positional[len(positional) - len(arguments.defaults) :]
+    pairs: list[tuple[ast.arg, ast.expr | None]] = list(
+        zip(defaulted, arguments.defaults, strict=True)
+    )
+    pairs += zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    if not any(a.arg == value.id and d is not None and is_none(d) for a, d in pairs):
+        return None
+    uses = sum(value.id in _names(node) for node in ast.walk(function))
+    return value if uses == 2 else None  # the parameter itself and this one use
+
+
+def _names(node: ast.AST) -> list[str]:
+    """The names a node reads or binds."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    return node.names if isinstance(node, ast.Global | ast.Nonlocal) else []
+
+
+def _name(function: ast.AST) -> str:
+    return function.name if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) else ""

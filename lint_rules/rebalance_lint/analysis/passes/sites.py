@@ -38,11 +38,17 @@ def register(draft: Draft, reg: Registration, caller: Unit | None = None) -> boo
             label = f"the {role}= lambda" if isinstance(target.func, ast.Lambda) else None
             callback = _function_callback(draft, target, reg, label)
             add_kind(callback, ROLE_KINDS[role], "")
-    if takes_callbacks(reg.client) and "on_revoke" in reg.roles and "on_lost" not in reg.roles:
+    if takes_callbacks(reg.client) and "on_revoke" in reg.roles and not _names_on_lost(reg.call):
         target = _function_target(draft, reg.roles["on_revoke"], reg, caller)
         if target is not None:
             add_kind(draft.callbacks[target.func], "lost", _FALLTHROUGH_CONFLUENT, "confluent")
     return resolved
+
+
+def _names_on_lost(call: ast.Call) -> bool:
+    """Whether the call passes on_lost at all: ``on_lost=None`` registers no role, but then
+    subscribe() raises TypeError (KRB113) and no revocation ever runs on loss."""
+    return len(call.args) >= 4 or any(kw.arg == "on_lost" for kw in call.keywords)
 
 
 def _function_target(
