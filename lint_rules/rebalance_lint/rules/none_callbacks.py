@@ -29,9 +29,7 @@ NONE_CALLBACK = Rule(
             "`None` and fails as `None` given directly does; calls that pass a callback work.",
         ),
     },
-    template=(
-        "{given} is not 'no callback' for confluent-kafka: {fails}; {fix}"
-    ),
+    template=("{given} is not 'no callback' for confluent-kafka: {fails}; {fix}"),
     rationale=(
         "confluent-kafka's `Consumer.subscribe(topics, on_assign, on_revoke, on_lost)` checks "
         "that each callback it is given is callable, and `None` is not: the call raises "

@@ -66,9 +66,7 @@ def _outer_parameter(node: ast.expr, function: ast.AST, facts: FileFacts) -> boo
     else there (its one binding): the same value wherever in that function it is read."""
     if not isinstance(node, ast.Name):
         return False
-    outer = next(
-        (a for a in facts.bindings.ancestors(function) if isinstance(a, _FUNCTIONS)), None
-    )
+    outer = next((a for a in facts.bindings.ancestors(function) if isinstance(a, _FUNCTIONS)), None)
     if outer is None:
         return False
     bound = facts.bindings.binding(node)

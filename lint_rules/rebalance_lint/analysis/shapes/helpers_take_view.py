@@ -31,6 +31,7 @@ ViewCalls = Callable[[FileFacts], Callable[[ast.Call, str], bool]]
 #: annotations any value meets, the view too: the helper takes it with its annotation unchanged
 _ANY = frozenset({"typing.Any", "typing_extensions.Any"})
 
+
 def helper_takes_view(
     use: ast.AST, facts: FileFacts, calls: ViewCalls, widen: Widen | None = None
 ) -> bool:

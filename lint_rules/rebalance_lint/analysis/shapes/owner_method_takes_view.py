@@ -135,7 +135,6 @@ def _plan(
     return None
 
 
-
 def _hops(
     cls: ast.ClassDef,
     held: str,
