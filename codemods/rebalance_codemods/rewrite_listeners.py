@@ -132,6 +132,20 @@ def _rename_base(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     return base, change
 
 
+def _drop_header_comment(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
+    """``class L(Base):  # type: ignore[misc]`` -> ``class L(Base):`` (the planner read that
+    comment on the header; shapes.untyped_base_ignores)."""
+
+    def change(node: cst.CSTNode) -> Replacement:
+        assert isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
+        header = node.body.header
+        assert header.comment is not None and header.comment.value == edit.value
+        bare = header.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+        return node.with_changes(body=node.body.with_changes(header=bare))
+
+    return finder.find(edit.target, cst.ClassDef), change
+
+
 def _append_param(edit: Edit, finder: _Finder) -> tuple[cst.CSTNode, NodeEdit]:
     param = cst.Param(
         name=cst.Name(edit.value), annotation=cst.Annotation(annotation=cst.Name(edit.annotation))
@@ -218,6 +232,7 @@ EDITORS: dict[str, Editor] = {
     "drop_if_empty": _drop_if_empty,
     "drop_call_arg": _drop_call_arg,
     "rename_base": _rename_base,
+    "drop_header_comment": _drop_header_comment,
     "append_param": _append_param,
     "drive_harness": _drive_harness,
     "chain_call": _chain_call,

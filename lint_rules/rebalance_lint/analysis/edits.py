@@ -40,6 +40,7 @@ Action = Literal[
     "drop_if_empty",  # at a def: an __init__ left empty goes (or keeps a pass)
     "drop_call_arg",  # at a call: the argument for parameter ``value``/position ``index`` goes
     "rename_base",  # at a class base expression: becomes the name ``value``
+    "drop_header_comment",  # at a class: its header's trailing comment ``value`` goes
     "append_param",  # at a def: ``value: annotation`` appended to its positional parameters
     "drive_harness",  # at a call x.on_partitions_*(p): ``value``(x).``extra``(p)
     "chain_call",  # at a call x.on_partitions_*(p): ``value``(x, "on_partitions_*", p, ``extra``)

@@ -59,6 +59,7 @@ from rebalance_lint.analysis.shapes.own_consumer_wrappers import _plan_own_consu
 from rebalance_lint.analysis.shapes.partition_annotations import plan_partition_annotations
 from rebalance_lint.analysis.shapes.repository_listeners import _remote_creations
 from rebalance_lint.analysis.shapes.returned_values import plan_returned_values
+from rebalance_lint.analysis.shapes.untyped_base_ignores import any_base_ignore
 
 
 def plan_listeners(
@@ -265,6 +266,9 @@ def _plan_class(
     taken = facts.index.names
     listener_name = guard_name(facts, taken, client.guard_module, "RebalanceListener", plan)
     plan.edit(Edit("rename_base", span(base), value=listener_name))
+    ignore = any_base_ignore(cls, facts)
+    if ignore is not None:  # the typed base needs no ignore: unused, it is an error of its own
+        plan.edit(Edit("drop_header_comment", span(cls), value=ignore))
     plan.unused_imports.append(span(base))
     protocol = (  # no views: a listener keeping the base's no-op callbacks
         guard_name(facts, taken, client.guard_module, "RebalanceConsumer", plan) if views else ""
