@@ -67,10 +67,15 @@ trip running; the next poll replaces a finished one with a new JoinGroup). The m
 never applies that generation's assignment: no assigned callback (a joining member waited
 more than 8 s for one while two partitions had no owner), and under cooperative rebalancing
 it keeps fetching partitions the lost generation gave to another member, so both process
-them (the 540 duplicates once seen in CI). While a join is due or in flight, the adapter
-makes the coordinator's part of ``poll()`` wait for it, bounded by kafka-python's own
-JoinGroup timeout (``max(request_timeout_ms, max_poll_interval_ms + 5 s)``): ``poll()`` may
-return later than its timeout during a rebalance, never with a thrown-away assignment.
+them (the 540 duplicates once seen in CI). And a round trip left running can be forgotten
+altogether: kafka-python re-awaits it only while ``need_rejoin()`` holds, which a rejoin for
+a metadata or subscription change stops doing once the round trip itself has sent its
+JoinGroup or (as leader) assigned; the member then stays in the rebalance for good, its
+revoked partitions pending revocation, not fetched. So every join that kafka-python starts
+or resumes inside ``poll()`` (``ensure_active_group``) waits there for its end, bounded by
+kafka-python's own JoinGroup timeout (``max(request_timeout_ms, max_poll_interval_ms +
+5 s)``): ``poll()`` may return later than its timeout during a rebalance, never with a
+thrown-away assignment.
 
 Slow callbacks: every callback is timed, and one taking longer than the listener's
 ``callback_logging.slow_after`` (:class:`rebalance_guard.CallbackLogging`, one second by
@@ -842,6 +847,7 @@ class _ConsumerState:
         coordinator = consumer._coordinator
         self._subscribe = subscription.subscribe
         self._poll = coordinator.poll
+        self._ensure_active_group = coordinator.ensure_active_group
         self._assign_from_subscribed = subscription.assign_from_subscribed
         self._subscription = subscription
         self._coordinator = coordinator
@@ -854,6 +860,8 @@ class _ConsumerState:
         subscription.subscribe = self.subscribe
         subscription.assign_from_subscribed = self.assign_from_subscribed
         coordinator.poll = self.poll
+        if hasattr(coordinator, "_join_task"):  # kafka-python 3 (2.x keeps a finished join)
+            coordinator.ensure_active_group = self.ensure_active_group
         if not hasattr(coordinator, "_invoke_rebalance_listener_async"):  # kafka-python 2
             self._close = coordinator.close
             coordinator.close = self.close
@@ -920,8 +928,6 @@ class _ConsumerState:
 
     def poll(self, timeout_ms: int | None = None) -> Any:
         """The coordinator's poll (the rebalance), then any callback error it produced."""
-        if timeout_ms is not None and self._joining():
-            timeout_ms = max(timeout_ms, self._join_timeout_ms)
         try:
             result = self._poll(timeout_ms=timeout_ms)
         finally:  # whatever happened, nothing stays held past the rebalance that held it
@@ -962,22 +968,27 @@ class _ConsumerState:
         if failure is not None:
             raise failure
 
-    def _joining(self) -> bool:
-        """kafka-python 3 is (about to be) in a JoinGroup/SyncGroup round trip.
+    def ensure_active_group(self, timeout_ms: int | None = None) -> Any:
+        """kafka-python 3's join, from the coordinator's poll once it saw ``need_rejoin()``:
+        waits for the JoinGroup/SyncGroup round trip it starts or resumes, whatever the
+        poll's timeout (bounded by kafka-python's own JoinGroup timeout).
 
-        kafka-python 3.0.12 leaves the round trip running when ``poll(timeout_ms)`` expires,
-        and the next poll replaces a round trip that has *completed* in the meantime with a
-        new JoinGroup: the assignment it brought is thrown away, the member never applies it
-        (no revoked or assigned callback for it; in cooperative mode it keeps fetching
-        partitions that generation gave to another member, so both process them), and the
-        new JoinGroup starts another rebalance that the broker may hold for the whole
-        rebalance timeout. So while a round trip is due or running, poll waits for it.
+        kafka-python 3.0.12 leaves the round trip running when ``poll(timeout_ms)`` expires.
+        The next poll replaces a round trip that has *completed* in the meantime with a new
+        JoinGroup: the assignment it brought is thrown away, the member never applies it (no
+        revoked or assigned callback for it; in cooperative mode it keeps fetching partitions
+        that generation gave to another member, so both process them), and the new JoinGroup
+        starts another rebalance that the broker may hold for the whole rebalance timeout.
+        Or no poll awaits it again: a rejoin for a metadata change (the leader's assignment
+        snapshot) or a subscription change stops being needed once the round trip has sent
+        its JoinGroup or assigned, so the member never completes the join (the oracle's
+        handoff flake, tests/oracle/test_kafka_python_rejoin.py). The wait is here, where
+        kafka-python decides, not at the start of ``poll()``: a metadata update that the IO
+        thread applies in between (while the poll looks up the coordinator) starts a join too.
         """
-        coordinator = self._coordinator
-        if not hasattr(coordinator, "_join_task"):  # kafka-python 2 keeps a finished result
-            return False
-        task = coordinator._join_task
-        return bool(coordinator.need_rejoin() or (task is not None and not task.is_done))
+        if timeout_ms is not None:
+            timeout_ms = max(timeout_ms, self._join_timeout_ms)
+        return self._ensure_active_group(timeout_ms=timeout_ms)
 
     def keep(self, exc: Exception) -> None:
         if self._pending is None:
