@@ -40,6 +40,7 @@ class Unit:
     #: (class, attribute) -> the class of the object stored there, learnt at call sites
     owners: dict[tuple[ast.ClassDef, str], tuple[Unit, ast.ClassDef]] = field(default_factory=dict)
     _attr_values: dict[tuple[ast.ClassDef, str], list[tuple[ast.expr, Scope]]] | None = None
+    _name_calls: dict[str, list[ast.Call]] | None = None
 
     def lookup(self, scope: Scope, expr: ast.expr) -> tuple[Unit, Definition] | None:
         """The class or function ``expr`` names: defined in this file, or imported from the repo."""
@@ -184,6 +185,16 @@ class Unit:
             self._attr_values = table
         return self._attr_values.get((cls, attr), [])
 
+    def name_calls(self, name: str) -> list[ast.Call]:
+        """The calls of the file whose callee is the bare name ``name`` (one walk per file)."""
+        if self._name_calls is None:
+            table: dict[str, list[ast.Call]] = {}
+            for node in ast.walk(self.facts.module.node):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    table.setdefault(node.func.id, []).append(node)
+            self._name_calls = table
+        return self._name_calls.get(name, [])
+
     def owner_class(self, cls: ast.ClassDef, attr: str) -> tuple[Unit, ast.ClassDef] | None:
         """The class of the object ``self.attr`` holds in instances of ``cls``, if known."""
         for klass in self.hierarchy.ancestry(cls):
@@ -216,11 +227,7 @@ class Unit:
         params = node.args.args
         index = params.index(param) - 1 if param in params else -1
         creators: set[ast.ClassDef] = set()
-        for call in ast.walk(self.facts.module.node):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-                continue
-            if call.func.id != klass.name:
-                continue
+        for call in self.name_calls(klass.name):
             given = [k.value for k in call.keywords if k.arg == param.arg]
             given += call.args[index : index + 1] if index >= 0 else []
             creator = next(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.model import Analysis
+from rebalance_lint.analysis.model import Analysis, Registration
 from rebalance_lint.analysis.unbased_classes import unbased_classes
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
@@ -92,16 +92,28 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
     ]
     if not registrations or analysis.tree is None:
         return
-    unbased = unbased_classes(analysis.tree)
+    # A class of the file named after a client's listener base cannot derive from nothing
+    # (nor can its name, bound by another class statement too): most files end here.
+    based = {listener.node.name for listener in analysis.listeners if listener.client_base}
+    created_by: list[tuple[Registration, ast.expr, str]] = []
     for reg in registrations:
         value = reg.roles.get("listener")
         created = _held(value, reg.scope.node) if isinstance(value, ast.Name) else value
-        if not (isinstance(created, ast.Call) and isinstance(created.func, ast.Name)):
-            continue
-        if created.func.id in unbased:
-            assert reg.client is not None and value is not None
+        if (
+            value is not None
+            and isinstance(created, ast.Call)
+            and isinstance(created.func, ast.Name)
+            and created.func.id not in based
+        ):
+            created_by.append((reg, value, created.func.id))
+    if not created_by:
+        return
+    unbased = unbased_classes(analysis.tree)
+    for reg, value, name in created_by:
+        if name in unbased:
+            assert reg.client is not None
             yield LISTENER_WITHOUT_BASE.hit(
-                value, cls=created.func.id, client=_CLIENTS[reg.client], base=_BASES[reg.client]
+                value, cls=name, client=_CLIENTS[reg.client], base=_BASES[reg.client]
             )
 
 
