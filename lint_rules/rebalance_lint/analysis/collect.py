@@ -85,6 +85,20 @@ def all_params(func: FunctionNode | ast.Lambda) -> list[ast.arg]:
     return [*positional_params(func), *func.args.kwonlyargs]
 
 
+def param_default(func: FunctionNode | ast.Lambda, name: str) -> ast.expr | None:
+    """The default of ``func``'s parameter ``name`` (None: no such parameter, or no default)."""
+    args = func.args
+    positional = positional_params(func)
+    first = len(positional) - len(args.defaults)
+    for i, arg in enumerate(positional):
+        if arg.arg == name and i >= first:
+            return args.defaults[i - first]
+    for arg, value in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if arg.arg == name:
+            return value
+    return None
+
+
 def _first_param(node: FunctionNode | ast.Lambda) -> str | None:
     args = positional_params(node)
     return args[0].arg if args else None

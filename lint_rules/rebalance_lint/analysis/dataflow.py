@@ -12,7 +12,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.collect import Facts, FunctionNode, Scope, positional_params
+from rebalance_lint.analysis.collect import (
+    Facts,
+    FunctionNode,
+    Scope,
+    param_default,
+    positional_params,
+)
 from rebalance_lint.analysis.walk import body_nodes
 
 
@@ -84,7 +90,7 @@ def parameter_arguments(scope: Scope, name: str, facts: Facts) -> Iterator[tuple
     kwonly = [a.arg for a in func.args.kwonlyargs]
     if index is None and name not in kwonly:
         return
-    default = _default(func, name)
+    default = param_default(func, name)
     for call, where in _calls(facts):
         if not _calls_function(call, where, func, scope, is_method, facts):
             continue
@@ -95,19 +101,6 @@ def parameter_arguments(scope: Scope, name: str, facts: Facts) -> Iterator[tuple
             yield passed, where
         elif default is not None:
             yield default, scope.parent or scope
-
-
-def _default(func: FunctionNode, name: str) -> ast.expr | None:
-    args = func.args
-    positional = [*args.posonlyargs, *args.args]
-    first = len(positional) - len(args.defaults)
-    for i, arg in enumerate(positional):
-        if arg.arg == name and i >= first:
-            return args.defaults[i - first]
-    for arg, value in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        if arg.arg == name:
-            return value
-    return None
 
 
 def _calls(facts: Facts) -> Iterator[tuple[ast.Call, Scope]]:

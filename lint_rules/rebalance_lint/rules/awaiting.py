@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS
+
 from rebalance_lint.analysis.clients import (
     FORBIDDEN,
     wraps_only_keyword_callbacks,
@@ -152,7 +154,7 @@ async def main():
     ),
 )
 
-_POSITIONAL_ROLES = ("on_assign", "on_revoke", "on_lost")
+_POSITIONAL_ROLES = tuple(SUBSCRIBE_CALLBACKS)  # also positions 1-3
 
 
 @COROUTINE_NOT_AWAITED.on_effects

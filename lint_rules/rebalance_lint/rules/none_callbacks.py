@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS
+
 from rebalance_lint.analysis.clients import takes_callbacks
+from rebalance_lint.analysis.collect import param_default
 from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.model import Analysis
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
@@ -84,7 +87,7 @@ def start(topics, on_assign=None):
     ),
 )
 
-_ROLES = ("on_assign", "on_revoke", "on_lost")
+_ROLES = tuple(SUBSCRIBE_CALLBACKS)  # also positions 1-3
 
 
 @NONE_CALLBACK.per_file
@@ -133,14 +136,8 @@ def _none_default(value: ast.expr, function: ast.AST) -> ast.Name | None:
         function, ast.FunctionDef | ast.AsyncFunctionDef
     ):
         return None
-    arguments = function.args
-    positional = arguments.posonlyargs + arguments.args
-    defaulted = positional[len(positional) - len(arguments.defaults) :]
-    pairs: list[tuple[ast.arg, ast.expr | None]] = list(
-        zip(defaulted, arguments.defaults, strict=True)
-    )
-    pairs += zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    if not any(a.arg == value.id and d is not None and is_none(d) for a, d in pairs):
+    default = param_default(function, value.id)
+    if default is None or not is_none(default):
         return None
     uses = sum(value.id in _names(node) for node in ast.walk(function))
     return value if uses == 2 else None  # the parameter itself and this one use

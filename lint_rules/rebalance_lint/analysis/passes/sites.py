@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ast
 
+from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS
+
 from rebalance_lint.analysis.clients import client_listener_base, takes_callbacks
 from rebalance_lint.analysis.collect import positional_params
 from rebalance_lint.analysis.listeners import BaseInfo
+from rebalance_lint.analysis.migration_expressions import find_arg
 from rebalance_lint.analysis.model import ROLE_KINDS, Callback, ListenerClass, Registration, dotted
 from rebalance_lint.analysis.passes.draft import Draft, add_kind, stored_params
 from rebalance_lint.analysis.program import Unit
@@ -17,6 +20,8 @@ from rebalance_lint.analysis.registrations import (
     unwrap_partial,
 )
 
+#: confluent's subscribe(topics, on_assign, on_revoke, on_lost): on_lost's argument index
+_ON_LOST_POSITION = 1 + list(SUBSCRIBE_CALLBACKS).index("on_lost")
 _FALLTHROUGH_CONFLUENT = " (no on_lost= given: confluent delivers lost partitions to on_revoke)"
 
 
@@ -48,7 +53,7 @@ def register(draft: Draft, reg: Registration, caller: Unit | None = None) -> boo
 def _names_on_lost(call: ast.Call) -> bool:
     """Whether the call passes on_lost at all: ``on_lost=None`` registers no role, but then
     subscribe() raises TypeError (KRB113) and no revocation ever runs on loss."""
-    return len(call.args) >= 4 or any(kw.arg == "on_lost" for kw in call.keywords)
+    return find_arg(call, "on_lost", _ON_LOST_POSITION) is not None
 
 
 def _function_target(

@@ -25,6 +25,7 @@ import ast
 from rebalance_guard._client_facts import CONFLUENT, ClientFacts
 from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
 
+from rebalance_lint.analysis.collect import param_default
 from rebalance_lint.analysis.confluent_callback import (
     Function,
     _argument_of,
@@ -213,7 +214,8 @@ def _helper_refusal(
                 "then taking the view, would get something else; use it only as this "
                 "subscribe()'s argument first"
             )
-        if not (_default(helper, parameter) is None or _defaults_to_none(helper, parameter)):
+        default = param_default(helper, parameter.arg)
+        if default is not None and not is_none(default):
             return (
                 f"{label} whose default is not None, a callback the codemod does not "
                 "migrate; default it to None first"
@@ -314,20 +316,8 @@ def _passed(caller: ast.Call, helper: Function, parameter: ast.arg) -> ast.expr 
     return None
 
 
-def _default(helper: Function, parameter: ast.arg) -> ast.expr | None:
-    positional = _positional(helper)
-    first = len(positional) - len(helper.args.defaults)
-    for i, arg in enumerate(positional):
-        if arg is parameter and i >= first:
-            return helper.args.defaults[i - first]
-    for arg, value in zip(helper.args.kwonlyargs, helper.args.kw_defaults, strict=True):
-        if arg is parameter:
-            return value
-    return None
-
-
 def _defaults_to_none(helper: Function, parameter: ast.arg) -> bool:
-    default = _default(helper, parameter)
+    default = param_default(helper, parameter.arg)
     return default is not None and is_none(default)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from rebalance_lint.analysis.collect import param_default
 from rebalance_lint.analysis.listener_state import _code, _State
 from rebalance_lint.analysis.migration_expressions import is_none
 from rebalance_lint.analysis.migration_facts import FileFacts, self_class
@@ -187,7 +188,7 @@ def _variable(name: ast.Name, facts: FileFacts) -> Holder | None:
                 values.append((binding, parent.value))
         elif isinstance(binding, ast.arg) and scope is not None and is_function(scope.node):
             assert isinstance(scope.node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-            default = _default(binding, scope.node.args)
+            default = param_default(scope.node, binding.arg)
             if default is not None:  # ``listener=None``: optional, whatever callers pass
                 values.append((binding, default))
             other = other or (
@@ -199,16 +200,6 @@ def _variable(name: ast.Name, facts: FileFacts) -> Holder | None:
             other = other or (line, f"is also bound at line {line} other than by '{name.id} = ...'")
     first = next((b for b, _ in values if isinstance(b, ast.Name)), None)
     return Holder(name.id, tuple(values), other, name=first) if first is not None else None
-
-
-def _default(arg: ast.arg, arguments: ast.arguments) -> ast.expr | None:
-    positional = [*arguments.posonlyargs, *arguments.args]
-    if arg in positional:
-        index = positional.index(arg) - (len(positional) - len(arguments.defaults))
-        return arguments.defaults[index] if index >= 0 else None
-    if arg in arguments.kwonlyargs:
-        return arguments.kw_defaults[arguments.kwonlyargs.index(arg)]
-    return None
 
 
 def _attribute(attr: str, owner: ast.ClassDef, facts: FileFacts) -> Holder:
