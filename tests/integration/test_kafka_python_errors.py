@@ -45,17 +45,23 @@ class FailsOnRealRevocation(RebalanceListener):
         self.calls.append(("assigned", len(partitions)))
 
 
+@pytest.mark.parametrize("first_joins", ["after the topic exists", "before the topic exists"])
 def test_raising_revocation_surfaces_once_and_the_group_still_rebalances(
-    broker: Broker,
+    broker: Broker, first_joins: str
 ) -> None:
-    topic = broker.create_topic(partitions=PARTITIONS)
+    early = first_joins == "before the topic exists"
+    topic = f"t-early-{broker.group()}" if early else broker.create_topic(partitions=PARTITIONS)
     group_id = broker.group()
     listener = FailsOnRealRevocation()
     with fleet() as group:
-        first = make_consumer(broker.bootstrap, group_id)
+        # An early member is assigned nothing, then rejoins when its metadata shows the topic.
+        first = make_consumer(broker.bootstrap, group_id, metadata_max_age_ms=500)
         set_rebalance_listener(first, listener)
         first.subscribe([topic])
         group.add(first)
+        if early:
+            group.until(lambda: listener.calls == [("revoked", 0), ("assigned", 0)], "empty join")
+            broker.create_topic(partitions=PARTITIONS, name=topic)
         # A leader that lacks the new topic's metadata first assigns nothing and rejoins once it
         # arrives, so the one-member phase may hold one or two rebalances: count from its end
         # (the assigned callback, which runs on the poller thread after assignment() changes).
