@@ -62,13 +62,14 @@ def test_raising_revocation_surfaces_once_and_the_group_still_rebalances(
         if early:
             group.until(lambda: listener.calls == [("revoked", 0), ("assigned", 0)], "empty join")
             broker.create_topic(partitions=PARTITIONS, name=topic)
+
         # A leader that lacks the new topic's metadata first assigns nothing and rejoins once it
         # arrives, so the one-member phase may hold one or two rebalances: count from its end
         # (the assigned callback, which runs on the poller thread after assignment() changes).
-        group.until(
-            lambda: group.balanced(PARTITIONS) and listener.calls[-1:] == [("assigned", PARTITIONS)],
-            "one member",
-        )
+        def one_member() -> bool:
+            return group.balanced(PARTITIONS) and listener.calls[-1:] == [("assigned", PARTITIONS)]
+
+        group.until(one_member, "one member, all partitions assigned")
         joined = len(listener.calls)
         second = make_consumer(broker.bootstrap, group_id)
         second.subscribe([topic])
