@@ -75,3 +75,54 @@ def test_a_base_from_elsewhere_is_not_called_a_bug(imports: str, classes: str, b
         "from the client's ConsumerRebalanceListener"
     ), reason
     assert "run rebalance-guard migrate on a directory holding that base's module too" in reason
+
+
+SELF_LISTENER = """
+from aiokafka import AIOKafkaConsumer
+{imports}
+
+class Reader({bases}):
+    async def open(self):
+        self.consumer = AIOKafkaConsumer(group_id="g")
+        self.consumer.subscribe(["orders"], listener=self)
+
+    def on_partitions_revoked(self, revoked):
+        print("revoked", revoked)
+
+    def on_partitions_assigned(self, assigned):
+        print("assigned", assigned)
+{subclass}
+"""
+
+
+def _migrate_self(imports: str = "", bases: str = "", subclass: str = "") -> tuple[bool, list[str]]:
+    source = SELF_LISTENER.format(imports=imports, bases=bases, subclass=subclass)
+    result = migrate_source(textwrap.dedent(source).encode(), "app.py")
+    return result.new_source is not None, [m.reason for m in result.manual]
+
+
+def test_listener_self_of_a_class_deriving_from_nothing_names_krb114() -> None:
+    """Both clients reject it (TypeError); registering it with set_rebalance_listener() and
+    calling that migrated would keep the crash and the one-argument methods."""
+    changed, (reason,) = _migrate_self()
+    assert not changed
+    assert reason.startswith("listener=self: class Reader derives from no client listener base")
+    assert "(KRB114)" in reason
+
+
+@pytest.mark.parametrize(
+    ("imports", "bases", "subclass"),
+    [
+        # a subclass of the file could be the listener: a legacy one the runtime takes as is
+        ("from aiokafka.abc import ConsumerRebalanceListener", "", "\nclass Real(Reader, "
+         "ConsumerRebalanceListener):\n    pass\n"),
+        # an imported base may be the client's listener
+        ("from mylib import BaseReader", "BaseReader", ""),
+    ],
+)  # fmt: skip
+def test_listener_self_that_may_be_a_listener_is_registered_as_before(
+    imports: str, bases: str, subclass: str
+) -> None:
+    changed, reasons = _migrate_self(imports, bases, subclass)
+    assert not any("KRB114" in reason for reason in reasons), reasons
+    assert changed

@@ -53,3 +53,21 @@ def unbased_classes(tree: ast.Module) -> set[str]:
                 unbased.add(name)
                 grown = True
     return unbased
+
+
+def rejected_self(cls: ast.ClassDef, tree: ast.Module) -> bool:
+    """Whether ``listener=self`` in a method of ``cls`` gives the clients an instance they
+    reject: ``cls`` derives from nothing (:func:`unbased_classes`) and no class of the file
+    derives from it. A subclass defined elsewhere could still add the client's base, so this
+    is a risk, never a certainty (KRB114's ``self`` case)."""
+    if cls.name not in unbased_classes(tree):
+        return False
+    return not any(
+        isinstance(node, ast.ClassDef)
+        and any(
+            isinstance(name, ast.Name) and name.id == cls.name
+            for base in node.bases
+            for name in ast.walk(base)
+        )
+        for node in ast.walk(tree)
+    )

@@ -1,13 +1,16 @@
 """KRB114: a listener given to kafka-python's or aiokafka's ``subscribe()`` that derives from
-no ``ConsumerRebalanceListener``."""
+no ``ConsumerRebalanceListener``: an instance of such a class of the file (bug), or ``self``
+in one of its methods (risk: a subclass defined elsewhere could add the base)."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 
+from rebalance_lint.analysis.collect import Scope
+from rebalance_lint.analysis.migration_facts import takes_no_self
 from rebalance_lint.analysis.model import Analysis, Registration
-from rebalance_lint.analysis.unbased_classes import unbased_classes
+from rebalance_lint.analysis.unbased_classes import rejected_self, unbased_classes
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
 
 LISTENER_WITHOUT_BASE = Rule(
@@ -22,10 +25,17 @@ LISTENER_WITHOUT_BASE = Rule(
             "both clients check `isinstance(listener, ConsumerRebalanceListener)` and raise "
             "TypeError: the consumer never subscribes.",
         ),
+        "self": KindCase(
+            "risk",
+            "`subscribe(listener=self)` in a method of such a class, which no class of the file "
+            "derives from",
+            "the same TypeError, unless a subclass defined in another file derives from the "
+            "client's listener and is what runs the method.",
+        ),
     },
     template=(
         "{cls} derives from no ConsumerRebalanceListener, so {client}'s subscribe() raises "
-        "TypeError (it checks isinstance); derive {cls} from {base}"
+        "TypeError (it checks isinstance){unless}; derive {cls} from {base}"
     ),
     rationale=(
         "A rebalance listener looks like a duck-typed protocol (two methods, "
@@ -57,6 +67,20 @@ class Listener:
 
 consumer = KafkaConsumer(group_id="g")
 consumer.subscribe(["orders"], listener=Listener())
+""",
+        """\
+from aiokafka import AIOKafkaConsumer
+
+class Reader:
+    async def open(self):
+        self.consumer = AIOKafkaConsumer(group_id="g")
+        self.consumer.subscribe(["orders"], listener=self)
+
+    def on_partitions_revoked(self, revoked):
+        print("revoked", revoked)
+
+    def on_partitions_assigned(self, assigned):
+        print("assigned", assigned)
 """,
     ),
     valid=(
@@ -98,6 +122,18 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
     created_by: list[tuple[Registration, ast.expr, str]] = []
     for reg in registrations:
         value = reg.roles.get("listener")
+        own = _self_class(value, reg.scope) if isinstance(value, ast.Name) else None
+        if own is not None and own.name not in based and rejected_self(own, analysis.tree):
+            assert reg.client is not None and value is not None
+            yield LISTENER_WITHOUT_BASE.hit(
+                value,
+                case="self",
+                cls=own.name,
+                client=_CLIENTS[reg.client],
+                base=_BASES[reg.client],
+                unless=", unless a subclass defined elsewhere derives from the client's listener",
+            )
+            continue
         created = _held(value, reg.scope.node) if isinstance(value, ast.Name) else value
         if (
             value is not None
@@ -113,8 +149,38 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
         if name in unbased:
             assert reg.client is not None
             yield LISTENER_WITHOUT_BASE.hit(
-                value, cls=name, client=_CLIENTS[reg.client], base=_BASES[reg.client]
+                value,
+                case="unbased",
+                cls=name,
+                client=_CLIENTS[reg.client],
+                base=_BASES[reg.client],
+                unless="",
             )
+
+
+def _self_class(name: ast.Name, scope: Scope) -> ast.ClassDef | None:
+    """The class whose method's ``self`` ``name`` is (used there or in a closure of it): not
+    a ``staticmethod``/``classmethod``, never rebound, no nested function's own parameter."""
+    if scope.cls is None or name.id != scope.self_name:
+        return None
+    while scope.parent is not None and not scope.parent.is_class_body:
+        node = scope.node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and any(
+            arg.arg == name.id for arg in ast.walk(node.args) if isinstance(arg, ast.arg)
+        ):
+            return None  # a closure's own parameter of that name
+        scope = scope.parent
+    method = scope.node
+    if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or any(
+        takes_no_self(d) for d in method.decorator_list
+    ):
+        return None
+    if any(
+        isinstance(node, ast.Name) and node.id == name.id and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(method)
+    ):
+        return None
+    return scope.cls
 
 
 def _held(name: ast.Name, scope: ast.AST) -> ast.expr | None:

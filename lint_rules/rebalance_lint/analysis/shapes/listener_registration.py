@@ -36,7 +36,10 @@ from rebalance_lint.analysis.shape import Shape
 from rebalance_lint.analysis.shapes.hoisted_arguments import hoisted_arguments
 from rebalance_lint.analysis.shapes.listener_creations import _held_creations
 from rebalance_lint.analysis.shapes.optional_client_import import optional_import
-from rebalance_lint.analysis.shapes.unknown_listener_bases import unknown_base_refusal
+from rebalance_lint.analysis.shapes.unknown_listener_bases import (
+    self_refusal,
+    unknown_base_refusal,
+)
 
 
 def _plan_subscribe(
@@ -63,10 +66,14 @@ def _plan_subscribe(
     if own is not None and own in classes and isinstance(call.func, ast.Attribute):
         assert isinstance(value, ast.Name)
         state.self_registered.setdefault(own, []).append((_code(call.func.value), value))
+    unbased_self = self_refusal(own, facts) if own is not None and own not in classes else None
     if kind is not None:
         client = kind[0]
     elif cls is not None:
         plan.refuse(call.lineno, unknown_base_refusal(cls, facts))
+        return
+    elif unbased_self is not None:
+        plan.refuse(call.lineno, unbased_self)
         return
     elif registered_client is not None and registered_client in state.clients:
         client = registered_client  # a listener from elsewhere: the runtime takes legacy ones too

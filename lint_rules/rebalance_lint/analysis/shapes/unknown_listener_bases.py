@@ -13,7 +13,26 @@ import ast
 
 from rebalance_lint.analysis.migration_facts import FileFacts
 from rebalance_lint.analysis.shape import Shape
-from rebalance_lint.analysis.unbased_classes import derives_from_nothing, unbased_classes
+from rebalance_lint.analysis.unbased_classes import (
+    derives_from_nothing,
+    rejected_self,
+    unbased_classes,
+)
+
+
+def self_refusal(own: ast.ClassDef, facts: FileFacts) -> str | None:
+    """Why ``listener=self`` in a method of ``own`` (no listener class the planner knows) is
+    refused: the clients reject an instance of a class deriving from nothing (KRB114's
+    ``self`` case). None for any other class: it may derive from the client's listener in
+    code the codemod does not read, and the runtime takes such a legacy listener as is."""
+    if not rejected_self(own, facts.tree):
+        return None
+    return (
+        f"listener=self: class {own.name} derives from no client listener base (nor does any "
+        "class of this file derive from it), which kafka-python's and aiokafka's subscribe() "
+        "reject (an isinstance check raises); derive it from the client's "
+        "ConsumerRebalanceListener first (KRB114), then run migrate again"
+    )
 
 
 def unknown_base_refusal(cls: ast.ClassDef, facts: FileFacts) -> str:
@@ -48,7 +67,8 @@ SHAPE = Shape(
     planner="listeners",
     recognises=(
         "a class of the file registered as subscribe(listener=...) that the planner knows "
-        "as no client listener class"
+        "as no client listener class, or listener=self in a method of a class deriving from "
+        "nothing"
     ),
     plan=("refusal"),
     fixtures=(
