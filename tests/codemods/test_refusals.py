@@ -364,6 +364,13 @@ def main(topics):
         c = Consumer({})
         c.subscribe(["a"], on_assign=partial(on_assign, "x"))
         """), 9, "on_assign rebinds tag, which functools.partial binds (it becomes an attribute of the listener); use a new name first"),
+    ("cf-callback-deleted", cf("""
+        def on_assign(consumer, partitions):
+            pass
+        c = Consumer({})
+        c.subscribe(["a"], on_assign=on_assign)
+        del on_assign
+        """), 8, "on_assign is deleted (del, line 9), but the listener method that replaces its registration calls it by name when a rebalance runs; remove the del, then run migrate again"),
     ("cf-partial-used-twice", cf("""
         from functools import partial
         def on_assign(tag, consumer, partitions):

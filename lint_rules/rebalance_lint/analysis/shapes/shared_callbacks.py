@@ -8,8 +8,9 @@ consumer, partitions)``, awaited on the AIOConsumer). Sound where the function u
 the view offers (:mod:`.callback_takes_view` without rewriting: no assign/unassign, which
 only a callback's own last statement may become), its consumer parameter has no annotation or
 the client's consumer class, widened to ``Consumer | RebalanceConsumer`` (any other would
-make a type checker reject the view), and it is a plain def registered as itself (a lambda
-or a ``functools.partial`` used elsewhere stays refused).
+make a type checker reject the view), it is a plain def registered as itself (a lambda
+or a ``functools.partial`` used elsewhere stays refused), and no ``del`` unbinds its name (the
+client kept the function object; the listener method looks the name up at each rebalance).
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ def kept_and_called(
     function = callback.function
     if isinstance(function, ast.Lambda) or callback.partial is not None:
         return used_elsewhere
+    deleted = [u for u in facts.bindings.uses.get(function, []) if isinstance(u.ctx, ast.Del)]
+    if deleted:  # the subscribe() took the function; the listener method looks its name up
+        return (
+            f"{function.name} is deleted (del, line {deleted[0].lineno}), but the listener "
+            "method that replaces its registration calls it by name when a rebalance runs; "
+            "remove the del, then run migrate again"
+        )
     consumer = _consumer_param(callback)
     classes = frozenset(f"{client.consumer_module}.{c}" for c in client.consumer_classes)
     widen = Widen(classes)
