@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 from rebalance_codemods.api import migrate_source
+from rebalance_lint.rules.unbased_listeners import LISTENER_WITHOUT_BASE
 
 LISTENER = """
 from kafka import KafkaConsumer
@@ -77,26 +78,13 @@ def test_a_base_from_elsewhere_is_not_called_a_bug(imports: str, classes: str, b
     assert "run rebalance-guard migrate on a directory holding that base's module too" in reason
 
 
-SELF_LISTENER = """
-from aiokafka import AIOKafkaConsumer
-{imports}
-
-class Reader({bases}):
-    async def open(self):
-        self.consumer = AIOKafkaConsumer(group_id="g")
-        self.consumer.subscribe(["orders"], listener=self)
-
-    def on_partitions_revoked(self, revoked):
-        print("revoked", revoked)
-
-    def on_partitions_assigned(self, assigned):
-        print("assigned", assigned)
-{subclass}
-"""
+#: KRB114's own INVALID example of its ``self`` case (a class deriving from nothing).
+SELF_LISTENER = next(e for e in LISTENER_WITHOUT_BASE.invalid if "listener=self" in e)
 
 
 def _migrate_self(imports: str = "", bases: str = "", subclass: str = "") -> tuple[bool, list[str]]:
-    source = SELF_LISTENER.format(imports=imports, bases=bases, subclass=subclass)
+    header = f"class Reader({bases}):" if bases else "class Reader:"
+    source = imports + "\n" + SELF_LISTENER.replace("class Reader:", header) + subclass
     result = migrate_source(textwrap.dedent(source).encode(), "app.py")
     return result.new_source is not None, [m.reason for m in result.manual]
 
