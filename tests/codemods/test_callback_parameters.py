@@ -68,7 +68,7 @@ class TestCallbackParameters(CodemodTest):
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
-    def test_a_nested_helper_with_defaults_called_with_a_lambda_and_a_shared_def(self) -> None:
+    def test_a_nested_helper_with_defaults_called_with_a_lambda_and_shared_defs(self) -> None:
         before = """
             from confluent_kafka import Consumer
 
@@ -84,7 +84,7 @@ class TestCallbackParameters(CodemodTest):
                 first = Consumer(config)
                 start(first, ["a"], track, lambda c, p: c.commit(asynchronous=False))
                 second = Consumer(config)
-                start(second, ["b"])
+                start(second, ["b"], on_assign=track, on_revoke=track)
                 track(first, [])
         """
         after = """
@@ -112,7 +112,7 @@ class TestCallbackParameters(CodemodTest):
                 first = Consumer(config)
                 start(first, ["a"], track, lambda c, p: c.commit(asynchronous=False))
                 second = Consumer(config)
-                start(second, ["b"])
+                start(second, ["b"], on_assign=track, on_revoke=track)
                 track(first, [])
         """
         self.assertCodemod(before, after, expected_warnings=[])
@@ -130,9 +130,13 @@ class TestCallbackParameters(CodemodTest):
                 await consumer.commit(asynchronous=False)
 
 
+            async def pausing(consumer, partitions):
+                await consumer.pause(partitions)
+
+
             async def main():
                 consumer = AIOConsumer({"group.id": "g"})
-                await start(consumer, ["t"], on_revoke=committing)
+                await start(consumer, ["t"], on_assign=pausing, on_revoke=committing)
         """
         after = """
             from confluent_kafka.aio import AIOConsumer
@@ -142,6 +146,10 @@ class TestCallbackParameters(CodemodTest):
 
             async def start(consumer: AIOConsumer, topics, on_assign=None, on_revoke=None):
                 class RebalanceCallbacks(RebalanceListener):
+                    async def on_partitions_assigned(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
+                        if on_assign is not None:
+                            await on_assign(consumer, partitions)
+
                     async def on_partitions_revoked(self, partitions: list[TopicPartition], consumer: RebalanceConsumer) -> None:
                         if on_revoke is not None:
                             await on_revoke(consumer, partitions)
@@ -153,9 +161,13 @@ class TestCallbackParameters(CodemodTest):
                 await consumer.commit(asynchronous=False)
 
 
+            async def pausing(consumer, partitions):
+                await consumer.pause(partitions)
+
+
             async def main():
                 consumer = AIOConsumer({"group.id": "g"})
-                await start(consumer, ["t"], on_revoke=committing)
+                await start(consumer, ["t"], on_assign=pausing, on_revoke=committing)
         """
         self.assertCodemod(before, after, expected_warnings=[])
 
@@ -256,6 +268,12 @@ MORE_REFUSED = [
      "helper() is called with *args or **kwargs at line 12"),
     ("not passed, no default", "def helper(c, cb, other=None):\n    c.subscribe(['t'], on_revoke=cb)\n\n\nhelper(Consumer({}), other=1)\n",
      "helper() is called at line 12 without cb="),
+    ("None left out", "def helper(c, cb=None):\n    c.subscribe(['t'], on_revoke=cb)\n\n\nhelper(Consumer({}), handler)\nhelper(Consumer({}))\n",
+     "helper() is called at line 13 without cb= (its default None reaches subscribe() as on_revoke=None), which confluent does not take as no callback (Consumer.subscribe() raises TypeError: on_revoke expects a callable; AIOConsumer calls None at the rebalance); pass a def there (def on_revoke(consumer, partitions) doing what confluent's default does, e.g. consumer.assign(partitions) for on_assign), first"),
+    ("None passed", "def helper(c, cb=None):\n    c.subscribe(['t'], on_assign=cb)\n\n\nhelper(Consumer({}), None)\n",
+     "helper() is called at line 12 with cb=None (subscribe() gets on_assign=None), which confluent does not take as no callback"),
+    ("AIOConsumer, None left out", "from confluent_kafka.aio import AIOConsumer\n\n\nasync def helper(c, cb=None):\n    await c.subscribe(['t'], on_assign=cb)\n\n\nasync def main():\n    await helper(AIOConsumer({}))\n",
+     "helper() is called at line 16 without cb= (its default None reaches subscribe() as on_assign=None), which confluent does not take as no callback"),
     ("a decorated method", "import functools\n\n\ndef helper(c, cb):\n    c.subscribe(['t'], on_revoke=cb)\n\n\nclass A:\n    @functools.cache\n    def revoke(self, consumer, partitions):\n        pass\n\n    def run(self, c):\n        helper(c, self.revoke)\n",
      "a decorated method, which the codemod cannot follow"),
     ("an overridable method", "def helper(c, cb):\n    c.subscribe(['t'], on_revoke=cb)\n\n\nclass A:\n    def revoke(self, consumer, partitions):\n        pass\n\n    def run(self, c):\n        helper(c, self.revoke)\n\n\nclass B(A):\n    pass\n",

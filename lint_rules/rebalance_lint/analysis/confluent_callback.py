@@ -109,3 +109,23 @@ def _statement_of(node: ast.AST, facts: FileFacts) -> ast.stmt | None:
 
 def _class_names() -> list[str]:
     return ["RebalanceCallbacks", *(f"RebalanceCallbacks{i}" for i in range(2, 100))]
+
+
+#: The def a next step names where None was meant as "no callback" (``.format(keyword=...)``).
+DEFAULT_DEF = (
+    "def {keyword}(consumer, partitions) doing what confluent's default does, e.g. "
+    "consumer.assign(partitions) for on_assign"
+)
+
+
+def none_callback_refusal(keyword: str, what: str, instead: str) -> str:
+    """Why a registration where confluent's ``keyword=`` may get None is not migrated:
+    confluent does not take None as "no callback" (``Consumer.subscribe()`` raises TypeError,
+    ``AIOConsumer`` calls None at the rebalance), and a listener skipping the callback would
+    turn that error into a working subscription. ``what``: where the None comes from;
+    ``instead``: the next step."""
+    return (
+        f"{what}, which confluent does not take as no callback (Consumer.subscribe() raises "
+        f"TypeError: {keyword} expects a callable; AIOConsumer calls None at the rebalance); "
+        f"{instead}, first"
+    )

@@ -5,12 +5,16 @@ on_assign=on_assign)``, called as ``consumer_subscribe(conf, topics, on_assign=o
 
 The helper's ``subscribe()`` registers, through the adapter, a listener class defined just
 before it whose methods call the parameters with the view (``on_assign(consumer,
-partitions)``; under ``if on_assign is not None`` where a caller passes None or the default
-is None): the helper keeps its signature, and its callbacks now take the view. That is sound
-only where every callback the helper is given is known, so every call of the helper must be
-known (a helper nothing calls, or one listed in ``__all__``, is an API: refused), call it by
-its name, and pass None or a callback :mod:`.passed_callbacks` makes take the view. The
-parameter must reach only this ``subscribe()``, with no annotation and no default but None.
+partitions)``; under ``if on_assign is not None`` where the default is None): the helper
+keeps its signature, and its callbacks now take the view. That is sound only where every
+callback the helper is given is known, so every call of the helper must be known (a helper
+nothing calls, or one listed in ``__all__``, is an API: refused), call it by its name, and
+pass a callback :mod:`.passed_callbacks` makes take the view. A call passing None, or leaving
+out a parameter whose default is None, is refused as :mod:`.chosen_callbacks` refuses a None
+choice (:func:`~..confluent_callback.none_callback_refusal`): confluent's ``subscribe()``
+raises TypeError for it (``AIOConsumer`` calls None at the rebalance), which a listener
+skipping the callback would turn into a working subscription. The parameter must reach only
+this ``subscribe()``, with no annotation and no default but None.
 ``migrate FILE`` sees the calls in the file (as for a listener class, the file is taken to
 hold its callers once it calls it); ``migrate DIR`` also those in the repository's other
 modules (:attr:`~..migration_facts.FileFacts.callers`; any other use there refuses), whose
@@ -27,12 +31,14 @@ from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLB
 
 from rebalance_lint.analysis.collect import param_default
 from rebalance_lint.analysis.confluent_callback import (
+    DEFAULT_DEF,
     Function,
     _argument_of,
     _Callback,
     _class_names,
     _guard_names,
     _statement_of,
+    none_callback_refusal,
 )
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_expressions import is_none
@@ -115,7 +121,6 @@ def plan_helper(
     if isinstance(calls, str):
         return calls
     optional = {p.arg for _, p in parameters if _defaults_to_none(helper, p)}
-    passed_any: set[str] = set()  # parameters some caller passes a callback for
     checked: dict[int, tuple[_Callback, bool, FileFacts]] = {}
     for keyword, parameter in parameters:
         arguments = [a for a in (_passed(c, helper, parameter) for *_, c in calls) if a]
@@ -126,10 +131,18 @@ def plan_helper(
             if passed is None or is_none(passed):
                 if passed is None and not _defaults_to_none(helper, parameter):
                     return f"{where} without {parameter.arg}=; pass it there first"
-                optional.add(parameter.arg)
-                continue
+                given = (
+                    f"without {parameter.arg}= (its default None reaches subscribe() as "
+                    f"{keyword}=None)"
+                    if passed is None
+                    else f"with {parameter.arg}=None (subscribe() gets {keyword}=None)"
+                )
+                return none_callback_refusal(
+                    keyword,
+                    f"{where} {given}",
+                    f"pass a def there ({DEFAULT_DEF.format(keyword=keyword)})",
+                )
             callback = callback_of(keyword, passed, where_facts)
-            passed_any.add(parameter.arg)
             if isinstance(callback, str):
                 return f"{where} with {parameter.arg}={ast.unparse(passed)}, {callback}"
             function = callback.function
@@ -147,8 +160,7 @@ def plan_helper(
     partitions = guard_name(facts, taken, CONFLUENT.package, "TopicPartition", plan)
     class_name = next(n for n in _class_names() if n not in taken)
     taken.add(class_name)
-    used = [(k, p) for k, p in parameters if p.arg in passed_any] or parameters
-    names = tuple((p.arg, CONFLUENT_CALLBACKS[keyword], "self") for keyword, p in used)
+    names = tuple((p.arg, CONFLUENT_CALLBACKS[keyword], "self") for keyword, p in parameters)
     statement = _statement_of(call, facts)
     assert statement is not None
     plan.edit(

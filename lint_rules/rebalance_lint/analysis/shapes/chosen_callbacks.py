@@ -33,11 +33,13 @@ from rebalance_guard._client_facts import CONFLUENT, ClientFacts
 from rebalance_guard._client_facts import SUBSCRIBE_CALLBACKS as CONFLUENT_CALLBACKS
 
 from rebalance_lint.analysis.confluent_callback import (
+    DEFAULT_DEF,
     Function,
     _Callback,
     _class_names,
     _guard_names,
     _statement_of,
+    none_callback_refusal,
 )
 from rebalance_lint.analysis.edits import Edit, MigrationPlan, span
 from rebalance_lint.analysis.migration_expressions import is_none
@@ -211,13 +213,11 @@ def _choices(
         leaves = _leaves(value)
     for leaf in leaves:
         if is_none(leaf):
-            return (
-                f"{keyword}= may be None (line {leaf.lineno}), which confluent does not take "
-                f"as no callback (Consumer.subscribe() raises TypeError: {keyword} expects a "
-                "callable; AIOConsumer calls None at the rebalance); choose a def there too "
-                f"(def {keyword}(consumer, partitions) doing what confluent's default does, "
-                "e.g. consumer.assign(partitions) for on_assign), or subscribe without "
-                f"{keyword}= in that case, first"
+            return none_callback_refusal(
+                keyword,
+                f"{keyword}= may be None (line {leaf.lineno})",
+                f"choose a def there too ({DEFAULT_DEF.format(keyword=keyword)}), or "
+                f"subscribe without {keyword}= in that case",
             )
         if not _def_of(leaf, facts):
             return (
