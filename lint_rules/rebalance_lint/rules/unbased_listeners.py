@@ -7,8 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from rebalance_lint.analysis.collect import Scope
-from rebalance_lint.analysis.migration_facts import takes_no_self
+from rebalance_lint.analysis.migration_facts import FileFacts, file_facts, self_class
 from rebalance_lint.analysis.model import Analysis, Registration
 from rebalance_lint.analysis.unbased_classes import rejected_self, unbased_classes
 from rebalance_lint.rules.rule import Hit, KindCase, Rule
@@ -120,9 +119,13 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
     # (nor can its name, bound by another class statement too): most files end here.
     based = {listener.node.name for listener in analysis.listeners if listener.client_base}
     created_by: list[tuple[Registration, ast.expr, str]] = []
+    facts: FileFacts | None = None  # the planner's bindings, only for a listener=self
     for reg in registrations:
         value = reg.roles.get("listener")
-        own = _self_class(value, reg.scope) if isinstance(value, ast.Name) else None
+        own = None
+        if isinstance(value, ast.Name) and value.id == reg.scope.self_name:
+            facts = facts or file_facts(analysis.tree, analysis.text, analysis.imports)
+            own = self_class(value, facts)
         if own is not None and own.name not in based and rejected_self(own, analysis.tree):
             assert reg.client is not None and value is not None
             yield LISTENER_WITHOUT_BASE.hit(
@@ -156,31 +159,6 @@ def listener_without_base(analysis: Analysis) -> Iterator[Hit]:
                 base=_BASES[reg.client],
                 unless="",
             )
-
-
-def _self_class(name: ast.Name, scope: Scope) -> ast.ClassDef | None:
-    """The class whose method's ``self`` ``name`` is (used there or in a closure of it): not
-    a ``staticmethod``/``classmethod``, never rebound, no nested function's own parameter."""
-    if scope.cls is None or name.id != scope.self_name:
-        return None
-    while scope.parent is not None and not scope.parent.is_class_body:
-        node = scope.node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and any(
-            arg.arg == name.id for arg in ast.walk(node.args) if isinstance(arg, ast.arg)
-        ):
-            return None  # a closure's own parameter of that name
-        scope = scope.parent
-    method = scope.node
-    if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or any(
-        takes_no_self(d) for d in method.decorator_list
-    ):
-        return None
-    if any(
-        isinstance(node, ast.Name) and node.id == name.id and not isinstance(node.ctx, ast.Load)
-        for node in ast.walk(method)
-    ):
-        return None
-    return scope.cls
 
 
 def _held(name: ast.Name, scope: ast.AST) -> ast.expr | None:
